@@ -1,0 +1,43 @@
+"""Objects shared by the CLI modules: the root app, sub-groups, console and error handling."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from dkg import MEDICAL_DISCLAIMER
+from dkg.errors import DKGError
+
+console = Console()
+err_console = Console(stderr=True)
+
+app = typer.Typer(
+    name="dkg",
+    help=f"Decision Knowledge Graph platform for clinical practice guidelines.\n\n{MEDICAL_DISCLAIMER}",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+eval_app = typer.Typer(help="Evaluate a stage against gold data (parser, constraints, QA, retrieval).",
+                       no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly_errors(func: F) -> F:
+    """Turn the platform's own errors into a one-line message and exit code 1 (no traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except DKGError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}")
+            raise typer.Exit(code=1) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,203 @@
+"""Typed records shared by every stage: constraints and the head–tail CSV rows.
+
+Canonical constraint text (what CSVs, gold files and the CLI use)::
+
+    age<65    age>=65    age in [15,39]    ph=+    mrd in {persistent,rising}    comorbidity!=diabetes
+
+Unicode operators (≥ ≤ ≠) and ``==`` are accepted on input and normalised to ASCII.
+A list of constraints is written comma-separated; an empty list is written ``NULL``.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from dkg.errors import ConstraintError
+from dkg.vocabulary import VOCABULARY, KeyKind
+
+NULL = "NULL"
+
+
+class Op(StrEnum):
+    EQ = "="
+    NE = "!="
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    IN = "in"
+
+
+NUMERIC_OPS = frozenset(Op)
+CATEGORICAL_OPS = frozenset({Op.EQ, Op.NE, Op.IN})
+
+ConstraintValue = Union[float, str, tuple[float, float], frozenset[str]]
+
+_UNICODE_OPS = {"≥": ">=", "≤": "<=", "≠": "!=", "==": "=", "=<": "<=", "=>": ">="}
+_TOKEN = re.compile(r"^[A-Za-z0-9_+\-]+$")
+_CONSTRAINT_RE = re.compile(
+    r"^\s*(?P<key>[a-z_]+)\s*(?:(?P<op><=|>=|!=|=|<|>)|\s(?P<in>in)\s)\s*(?P<value>.+?)\s*$"
+)
+
+
+def _format_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+class Constraint(BaseModel):
+    """One normalised patient constraint, validated against :data:`dkg.vocabulary.VOCABULARY`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    op: Op
+    value: Annotated[ConstraintValue, Field(union_mode="left_to_right")]
+
+    @model_validator(mode="after")
+    def _validate(self) -> Constraint:
+        spec = VOCABULARY.get(self.key)
+        if spec is None:
+            raise ValueError(f"unknown constraint key {self.key!r}; known keys: {', '.join(sorted(VOCABULARY))}")
+        value = self.value
+        if spec.kind is KeyKind.NUMERIC:
+            if self.op is Op.IN:
+                if not (isinstance(value, tuple) and len(value) == 2):
+                    raise ValueError(f"{self.key} in … needs a range [lo,hi], got {value!r}")
+                lo, hi = value
+                if lo > hi:
+                    raise ValueError(f"{self.key} range [{lo},{hi}] has lo > hi")
+                numbers = [lo, hi]
+            else:
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    raise ValueError(f"{self.key} is numeric ({spec.unit}); got {value!r}")
+                numbers = [float(value)]
+            for number in numbers:
+                if spec.minimum is not None and number < spec.minimum or (
+                    spec.maximum is not None and number > spec.maximum
+                ):
+                    raise ValueError(
+                        f"{self.key}={number} outside the allowed range {spec.minimum}–{spec.maximum} {spec.unit}"
+                    )
+        else:
+            if self.op not in CATEGORICAL_OPS:
+                raise ValueError(f"{self.key} is categorical: use =, != or in, not {self.op.value}")
+            values = sorted(value) if isinstance(value, frozenset) else [value]
+            if self.op is Op.IN and not isinstance(value, frozenset):
+                raise ValueError(f"{self.key} in … needs a set {{a,b}}, got {value!r}")
+            if self.op is not Op.IN and not isinstance(value, str):
+                raise ValueError(f"{self.key} needs a single value, got {value!r}")
+            for item in values:
+                if not isinstance(item, str):
+                    raise ValueError(f"{self.key} values are words, got {item!r}")
+                if item not in spec.values and not (spec.open and re.fullmatch(r"[a-z0-9_]+", item)):
+                    raise ValueError(
+                        f"{item!r} is not a value of {self.key}; allowed: {', '.join(spec.values)}"
+                        + (" (or any lower_case token)" if spec.open else "")
+                    )
+        return self
+
+    def __str__(self) -> str:
+        value = self.value
+        if self.op is Op.IN:
+            if isinstance(value, tuple):
+                return f"{self.key} in [{_format_number(value[0])},{_format_number(value[1])}]"
+            assert isinstance(value, frozenset)
+            return f"{self.key} in {{{','.join(sorted(value))}}}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{self.key}{self.op.value}{_format_number(value)}"
+        return f"{self.key}{self.op.value}{value}"
+
+    @classmethod
+    def parse(cls, text: str) -> Constraint:
+        """Parse canonical constraint text (``age<65``, ``mrd in {persistent,rising}``)."""
+        normalised = text
+        for unicode_op, ascii_op in _UNICODE_OPS.items():
+            normalised = normalised.replace(unicode_op, ascii_op)
+        match = _CONSTRAINT_RE.match(normalised)
+        if not match:
+            raise ConstraintError(f"cannot read constraint {text!r}; expected e.g. 'age<65' or 'mrd in {{a,b}}'")
+        key = match["key"]
+        op = Op.IN if match["in"] else Op(match["op"])
+        raw = match["value"]
+        spec = VOCABULARY.get(key)
+        if spec is None:
+            raise ConstraintError(f"unknown constraint key {key!r} in {text!r}; known: {', '.join(sorted(VOCABULARY))}")
+        value: ConstraintValue
+        try:
+            if op is Op.IN:
+                if spec.kind is KeyKind.NUMERIC:
+                    m = re.fullmatch(r"\[\s*([-\d.]+)\s*,\s*([-\d.]+)\s*\]", raw)
+                    if not m:
+                        raise ConstraintError(f"{text!r}: a numeric range is written [lo,hi]")
+                    value = (float(m[1]), float(m[2]))
+                else:
+                    m = re.fullmatch(r"\{(.*)\}", raw)
+                    if not m:
+                        raise ConstraintError(f"{text!r}: a set of values is written {{a,b}}")
+                    value = frozenset(v.strip() for v in m[1].split(",") if v.strip())
+            elif spec.kind is KeyKind.NUMERIC:
+                value = float(raw)
+            else:
+                value = raw.strip()
+            return cls(key=key, op=op, value=value)
+        except ConstraintError:
+            raise
+        except ValidationError as exc:
+            reason = "; ".join(str(err["msg"]).removeprefix("Value error, ") for err in exc.errors())
+            raise ConstraintError(f"invalid constraint {text!r}: {reason}") from exc
+        except ValueError as exc:
+            raise ConstraintError(f"invalid constraint {text!r}: {exc}") from exc
+
+
+def split_constraint_list(text: str) -> list[str]:
+    """Split comma-separated constraint text, ignoring commas inside [] and {}."""
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for char in text:
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current).strip())
+    return [p for p in parts if p]
+
+
+def parse_constraints(text: str | None) -> list[Constraint]:
+    """Parse a CSV cell: ``NULL`` or empty → ``[]``; else comma-separated constraints."""
+    if text is None or text.strip() in ("", NULL):
+        return []
+    return [Constraint.parse(part) for part in split_constraint_list(text)]
+
+
+def format_constraints(constraints: list[Constraint]) -> str:
+    """Write constraints as a CSV cell, sorted for determinism; ``NULL`` when empty."""
+    if not constraints:
+        return NULL
+    return ",".join(sorted({str(c) for c in constraints}))
+
+
+class HeadTailEdge(BaseModel):
+    """One arrow: the text of the box at its tail (``head``) and at its head (``tail``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    head: str
+    tail: str
+    label: str = ""
+    page: str = ""
+    head_box_id: str = ""
+    tail_box_id: str = ""
+
+
+HEAD_TAIL_COLUMNS: tuple[str, ...] = ("head", "tail", "label", "page", "head_box_id", "tail_box_id")
+CONSTRAINED_COLUMNS: tuple[str, ...] = ("head", "head_constraints", "tail", "tail_constraints")
