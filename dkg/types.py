@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Union
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -35,7 +35,7 @@ class Op(StrEnum):
 NUMERIC_OPS = frozenset(Op)
 CATEGORICAL_OPS = frozenset({Op.EQ, Op.NE, Op.IN})
 
-ConstraintValue = Union[float, str, tuple[float, float], frozenset[str]]
+ConstraintValue = float | str | tuple[float, float] | frozenset[str]
 
 _UNICODE_OPS = {"≥": ">=", "≤": "<=", "≠": "!=", "==": "=", "=<": "<=", "=>": ">="}
 _TOKEN = re.compile(r"^[A-Za-z0-9_+\-]+$")

@@ -31,7 +31,9 @@ class Artifact:
     def parse(cls, coordinate: str) -> Artifact:
         parts = coordinate.split(":")
         if len(parts) not in (3, 4) or not all(parts):
-            raise ArtifactFetchError(f"bad Maven coordinate {coordinate!r}; expected group:artifact:version[:classifier]")
+            raise ArtifactFetchError(
+                f"bad Maven coordinate {coordinate!r}; expected group:artifact:version[:classifier]"
+            )
         return cls(*parts)  # type: ignore[arg-type]
 
     def __str__(self) -> str:

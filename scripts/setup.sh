@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Sets up everything the platform needs on a fresh Debian machine; safe to re-run (each step is skipped
+# when already done). Used by `make demo` and `make test` (and so by .ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+# 1. System packages (Debian): Java 17 JDK, Maven, tesseract OCR, fonts for rendering.
+need_apt=()
+command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || need_apt+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
+command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr tesseract-ocr-eng)
+if [ "${#need_apt[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
+    echo "missing system packages: ${need_apt[*]}; install them with apt-get (as root) and re-run" >&2
+    exit 1
+  fi
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  log "installing Debian packages: ${need_apt[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# 2. Python virtual environment with the package and all its extras (re-installed when pyproject changes).
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  log "creating .venv"
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.dkg-installed
+want="$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  log "installing Python packages (first time: several minutes, torch is large)"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[all,dev]'
+  echo "$want" > "$stamp"
+fi
+
+# 3. Java artefacts from Maven Central (cached under ~/.cache/dkg; nothing is downloaded when present).
+log "Neo4j and launcher"
+.venv/bin/dkg neo4j install
+if .venv/bin/dkg extract --help 2>/dev/null | grep -q -- "--install"; then
+  log "Stanford CoreNLP"
+  .venv/bin/dkg extract --install
+fi
+
+# 4. Build outputs derived deterministically from committed sources.
+if .venv/bin/dkg corpus --help >/dev/null 2>&1; then
+  log "rendering guideline PDFs"
+  .venv/bin/dkg corpus render
+fi
+log "done"
