@@ -1,3 +1,90 @@
-"""CLI commands of one stage (registered on import by dkg.cli.main)."""
+"""``dkg parse`` (guideline PDF → head–tail CSV + JSON sidecar) and ``dkg eval parse``."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from dkg.cli.common import app, console, err_console, eval_app, friendly_errors
+from dkg.errors import ParseError
+
+
+@app.command("parse")
+@friendly_errors
+def parse_command(
+    pdf: Path = typer.Argument(..., help="Guideline PDF (born-digital or scanned)."),
+    output: Path = typer.Option(..., "-o", "--output", help="Edge CSV to write; a JSON sidecar goes next to it."),
+    pages: str = typer.Option(None, "--pages", help="Pages to parse, 1-based: '3-9' or '1,4,6-7' (default all)."),
+    ocr: str = typer.Option("auto", "--ocr", help="auto: OCR pages without a text layer; always; never."),
+    dpi: int = typer.Option(300, "--dpi", min=72, max=600, help="Rasterisation resolution for OCR pages."),
+    sidecar_path: Path = typer.Option(None, "--json", help="Sidecar path (default: OUTPUT with .json)."),
+) -> None:
+    """Parse flowchart pages into one CSV row per arrow (head box text → tail box text)."""
+    from dkg.parsing import OCRMode, parse_pdf
+    from dkg.parsing.output import write_csv, write_sidecar
+
+    try:
+        mode = OCRMode(ocr)
+    except ValueError:
+        raise ParseError(f"--ocr must be auto, always or never; got {ocr!r}") from None
+    with Progress(TextColumn("[bold]parsing[/] {task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        task = bar.add_task(pdf.name, total=None)
+
+        def step(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = parse_pdf(pdf, pages=pages, ocr=mode, progress=step, dpi=dpi)
+    rows = write_csv(result, output)
+    side = sidecar_path or output.with_suffix(".json")
+    write_sidecar(result, side)
+    for issue in result.issues:
+        err_console.print(f"[yellow]warning[/] page {issue.page}: {issue.message}")
+    routes = {p.source for p in result.pages}
+    console.print(f"{rows} edges from {len(result.pages)} page(s) ({', '.join(sorted(routes))}) → {output}; "
+                  f"sidecar {side}")
+
+
+@eval_app.command("parse")
+@friendly_errors
+def eval_parse_command(
+    pred: list[Path] = typer.Argument(None, help="Predicted edge CSV(s) (one per gold file, same order)."),
+    gold: list[Path] = typer.Option(None, "--gold", help="Gold edge CSV(s)."),
+    corpus: Path = typer.Option(None, "--corpus", help="Parse and score every corpus PDF under this folder "
+                                "(datasets/guidelines): digital and -scanned variants against gold/."),
+    pages_limit: str = typer.Option(None, "--pages", help="Only these pages of each PDF (corpus mode)."),
+    json_out: Path = typer.Option(None, "--json", help="Also write the scores as JSON here."),
+) -> None:
+    """Edge precision/recall/F1 (exact after whitespace/case normalisation, and fuzzy ratio ≥ 90)."""
+    from dkg.parsing.evaluate import evaluate, read_edges
+
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    if corpus is not None:
+        from dkg.parsing.corpus_eval import evaluate_corpus
+
+        results = evaluate_corpus(corpus, pages=pages_limit, progress_console=err_console)
+    else:
+        if not gold or not pred:
+            raise ParseError("give --gold GOLD.csv and PRED.csv (or --corpus DIR)")
+        if len(gold) != len(pred):
+            raise ParseError(f"{len(gold)} gold file(s) but {len(pred)} prediction file(s); pair them one to one")
+        for g, p in zip(gold, pred, strict=True):
+            results[p.name] = evaluate(read_edges(p), read_edges(g))
+    table = Table(title="Edge scores")
+    for column in ("run", "scope", "P", "R", "F1", "fuzzy F1", "pred", "gold"):
+        table.add_column(column)
+    for run, scores in results.items():
+        fuzzy = scores.get("all_fuzzy", {}).get("f1")
+        for scope, s in scores.items():
+            if scope in ("all_fuzzy", "timing"):
+                continue
+            table.add_row(run, scope, f"{s['precision']:.3f}", f"{s['recall']:.3f}", f"{s['f1']:.3f}",
+                          f"{fuzzy:.3f}" if scope == "all" and fuzzy is not None else "",
+                          str(int(s["pred"])), str(int(s["gold"])))
+    console.print(table)
+    if json_out is not None:
+        json_out.write_text(json.dumps(results, indent=1), encoding="utf-8")

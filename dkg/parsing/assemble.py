@@ -1,0 +1,385 @@
+"""Graph assembly shared by the vector and raster routes: primitives → boxes, connectors, labels, zones."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from dkg.parsing.geometry import BBox, Point, UnionFind, point_segment_distance, polygon_contains
+from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+from dkg.parsing.textlayout import Line, TextBlock, build_lines, group_blocks
+
+PAGE_CODE = re.compile(r"\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\b")
+ARROWHEAD_MAX = 22.0
+TOUCH_TOL = 3.5
+ATTACH_TOL = 5.0
+
+
+@dataclass
+class RawBox:
+    bbox: BBox
+    kind: str
+    tokens: list[Token] = field(default_factory=list)
+    points: tuple[Point, ...] = ()
+    block: TextBlock | None = None
+    id: str = ""
+
+
+@dataclass
+class RawConnector:
+    sources: list[int]
+    targets: list[int]
+    segments: list[Segment]
+    kind: str
+    labels: dict[int, list[TextBlock]] = field(default_factory=dict)
+    directed: bool = True
+    target_segments: dict[int, set[int]] = field(default_factory=dict)
+    source_segments: set[int] = field(default_factory=set)
+
+
+@dataclass
+class PageLayout:
+    """What assembly found on one page, before footnote expansion and link resolution."""
+
+    boxes: list[RawBox]
+    connectors: list[RawConnector]
+    header: list[Line]
+    bottom: list[Line]
+    other: list[TextBlock]
+    code: str | None
+    warnings: list[str]
+
+
+def _shape_kind(shape: Shape) -> str:
+    if shape.kind != "polygon":
+        return shape.kind
+    pts = _dedupe(shape.points)
+    if len(pts) == 4:
+        axis = all(abs(a[0] - b[0]) < 0.5 or abs(a[1] - b[1]) < 0.5 for a, b in zip(pts, pts[1:] + pts[:1],
+                                                                                    strict=True))
+        return "rect" if axis else "diamond"
+    return "polygon"
+
+
+def _dedupe(points: tuple[Point, ...]) -> list[Point]:
+    out: list[Point] = []
+    for p in points:
+        if not out or math.dist(out[-1], p) > 0.5:
+            out.append(p)
+    if len(out) > 1 and math.dist(out[0], out[-1]) <= 0.5:
+        out.pop()
+    return out
+
+
+def _inside(shape_box: RawBox, point: Point) -> bool:
+    if not shape_box.bbox.contains_point(point, tol=0.5):
+        return False
+    if shape_box.kind == "diamond" and shape_box.points:
+        return polygon_contains(shape_box.points, point)
+    return True
+
+
+def _is_block_arrow(shape: Shape) -> Point | None:
+    """Return the tip of a block-arrow polygon (a single extreme vertex along its long axis), else None."""
+    pts = _dedupe(shape.points)
+    if not 5 <= len(pts) <= 11 or shape.kind == "rounded":
+        return None
+    box = shape.bbox
+    vertical = box.height >= box.width
+    coord = (lambda p: p[1]) if vertical else (lambda p: p[0])
+    lo, hi = (box.top, box.bottom) if vertical else (box.x0, box.x1)
+    at_lo = [p for p in pts if abs(coord(p) - lo) < 1.0]
+    at_hi = [p for p in pts if abs(coord(p) - hi) < 1.0]
+    if len(at_hi) == 1 and len(at_lo) >= 2:
+        return at_hi[0]
+    if len(at_lo) == 1 and len(at_hi) >= 2:
+        return at_lo[0]
+    return None
+
+
+def assemble(prims: PagePrimitives) -> PageLayout:
+    """Turn one page's primitives into boxes, connector trees, labels and header/footer zones."""
+    warnings: list[str] = []
+    candidates: list[RawBox] = []
+    arrowheads: list[Shape] = list(prims.arrowheads)
+    empties: list[Shape] = []
+    for shape in prims.shapes:
+        candidates.append(RawBox(shape.bbox, _shape_kind(shape), points=tuple(_dedupe(shape.points)) or ()))
+    # each token belongs to the smallest shape holding its centre
+    free: list[Token] = []
+    by_area = sorted(range(len(candidates)), key=lambda i: candidates[i].bbox.area)
+    for token in prims.tokens:
+        center = token.bbox.center
+        for index in by_area:
+            if _inside(candidates[index], center):
+                candidates[index].tokens.append(token)
+                break
+        else:
+            free.append(token)
+    boxes: list[RawBox] = []
+    for shape, cand in zip(prims.shapes, candidates, strict=True):
+        if any(t.text.strip() for t in cand.tokens):
+            boxes.append(cand)
+        elif max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX and shape.filled:
+            arrowheads.append(shape)
+        else:
+            empties.append(shape)
+    boxes = _merge_bands(boxes, free)
+    boxes.sort(key=lambda b: (round(b.bbox.top / 4), b.bbox.x0))
+    for index, box in enumerate(boxes):
+        box.id = f"p{prims.page_number}-b{index + 1}"
+        box.block = TextBlock(build_lines(box.tokens))
+
+    segments = _drop_border_segments(prims.segments, boxes)
+    connectors = _connector_trees(segments, arrowheads, boxes, warnings)
+    for shape in empties:
+        tip = _is_block_arrow(shape)
+        if tip is None:
+            continue
+        connector = _block_arrow(shape, tip, boxes)
+        if connector is not None:
+            connectors.append(connector)
+
+    free_lines = build_lines(free)
+    used = [b for b in boxes]
+    if used:
+        top = min(b.bbox.top for b in used)
+        bottom = max(b.bbox.bottom for b in used)
+        for connector in connectors:
+            for seg in connector.segments:
+                bottom = max(bottom, seg.a[1], seg.b[1])
+    else:
+        top, bottom = prims.height * 0.08, prims.height * 0.9
+    header = [ln for ln in free_lines if ln.bbox.bottom <= top + 1]
+    bottom_zone = [ln for ln in free_lines if ln.bbox.top >= bottom - 1 and ln not in header]
+    middle = [ln for ln in free_lines if ln not in header and ln not in bottom_zone]
+    other = _assign_labels(group_blocks(middle), connectors)
+    code = None
+    for line in reversed(bottom_zone):
+        match = PAGE_CODE.findall(line.plain)
+        if match:
+            code = match[-1]
+            break
+    if code is None:
+        for line in header:
+            match = PAGE_CODE.findall(line.plain)
+            if match:
+                code = match[-1]
+                break
+    return PageLayout(boxes, connectors, header, bottom_zone, other, code, warnings)
+
+
+def _merge_bands(boxes: list[RawBox], free: list[Token]) -> list[RawBox]:
+    """Merge title bands into their box; demote frames around several boxes to plain background."""
+    boxes = sorted(boxes, key=lambda b: b.bbox.area, reverse=True)
+    removed: set[int] = set()
+    for i, outer in enumerate(boxes):
+        if i in removed:
+            continue
+        inner = [j for j in range(i + 1, len(boxes)) if j not in removed and outer.bbox.contains(boxes[j].bbox, 2.0)]
+        if len(inner) >= 2:
+            removed.add(i)
+            free.extend(outer.tokens)
+        elif len(inner) == 1:
+            outer.tokens.extend(boxes[inner[0]].tokens)
+            removed.add(inner[0])
+    kept = [b for i, b in enumerate(boxes) if i not in removed]
+    changed = True
+    while changed:
+        changed = False
+        for i, a in enumerate(kept):
+            for j in range(i + 1, len(kept)):
+                b = kept[j]
+                gap = max(a.bbox.top - b.bbox.bottom, b.bbox.top - a.bbox.bottom)
+                if gap <= 2.5 and abs(a.bbox.x0 - b.bbox.x0) <= 4 and abs(a.bbox.x1 - b.bbox.x1) <= 4:
+                    a.bbox = a.bbox.union(b.bbox)
+                    a.tokens.extend(b.tokens)
+                    a.kind = "banded"
+                    a.points = ()
+                    del kept[j]
+                    changed = True
+                    break
+            if changed:
+                break
+    return kept
+
+
+def _drop_border_segments(segments: list[Segment], boxes: list[RawBox]) -> list[Segment]:
+    out = []
+    for seg in segments:
+        on_border = False
+        for box in boxes:
+            outer = box.bbox.expand(1.5)
+            if outer.contains_point(seg.a) and outer.contains_point(seg.b):
+                inner = box.bbox.expand(-1.5)
+                mid = ((seg.a[0] + seg.b[0]) / 2, (seg.a[1] + seg.b[1]) / 2)
+                if not inner.contains_point(mid) or box.kind == "diamond":
+                    on_border = True
+                    break
+        if not on_border:
+            out.append(seg)
+    return out
+
+
+def _box_distance(box: RawBox, point: Point) -> float:
+    if box.kind == "diamond" and len(box.points) >= 3:
+        if polygon_contains(box.points, point):
+            return 0.0
+        pts = box.points
+        return min(point_segment_distance(point, pts[i], pts[(i + 1) % len(pts)]) for i in range(len(pts)))
+    return box.bbox.distance_to_point(point)
+
+
+def _connector_trees(
+    segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox], warnings: list[str]
+) -> list[RawConnector]:
+    n_seg = len(segments)
+    n = n_seg + len(arrowheads)
+    if n == 0:
+        return []
+    uf = UnionFind(n)
+    for i in range(n_seg):
+        si = segments[i]
+        for j in range(i + 1, n_seg):
+            sj = segments[j]
+            if min(
+                point_segment_distance(si.a, sj.a, sj.b), point_segment_distance(si.b, sj.a, sj.b),
+                point_segment_distance(sj.a, si.a, si.b), point_segment_distance(sj.b, si.a, si.b),
+            ) <= TOUCH_TOL:
+                uf.union(i, j)
+    head_boxes = [h.bbox.expand(TOUCH_TOL) for h in arrowheads]
+    for k, hb in enumerate(head_boxes):
+        for i, seg in enumerate(segments):
+            if hb.contains_point(seg.a) or hb.contains_point(seg.b):
+                uf.union(i, n_seg + k)
+    connectors: list[RawConnector] = []
+    for group in uf.groups():
+        segs = [segments[i] for i in group if i < n_seg]
+        heads = [arrowheads[i - n_seg] for i in group if i >= n_seg]
+        targets: list[int] = []
+        target_segments: dict[int, set[int]] = {}
+        for head in heads:
+            near = [(_box_distance(b, head.bbox.center) - max(head.bbox.width, head.bbox.height) / 2, bi)
+                    for bi, b in enumerate(boxes)]
+            near = [(d, bi) for d, bi in near if d <= ATTACH_TOL]
+            if near:
+                target = min(near)[1]
+                targets.append(target)
+                hb = head.bbox.expand(TOUCH_TOL)
+                target_segments.setdefault(target, set()).update(
+                    si for si, seg in enumerate(segs) if hb.contains_point(seg.a) or hb.contains_point(seg.b))
+        touched: list[int] = []
+        source_segments: set[int] = set()
+        for bi, box in enumerate(boxes):
+            if bi in targets:
+                continue
+            hits = {si for si, seg in enumerate(segs)
+                    if min(_box_distance(box, seg.a), _box_distance(box, seg.b)) <= ATTACH_TOL}
+            if hits:
+                touched.append(bi)
+                source_segments |= hits
+                target_segments.setdefault(bi, set()).update(hits)
+        targets = sorted(set(targets))
+        if not targets and not touched:
+            continue
+        directed = True
+        if not targets:
+            if len(touched) < 2:
+                continue
+            directed = False
+            ordered = sorted(touched, key=lambda bi: (boxes[bi].bbox.top, boxes[bi].bbox.x0))
+            touched, targets = ordered[:1], ordered[1:]
+            source_segments = target_segments.get(touched[0], set())
+            warnings.append(
+                f"connector between {', '.join(boxes[b].id for b in ordered)} has no arrowhead; "
+                "assumed it points down the page"
+            )
+        if not touched:
+            warnings.append(
+                f"connector into {', '.join(boxes[t].id for t in targets)} starts at no box; ignored"
+            )
+            continue
+        connectors.append(RawConnector(
+            touched, targets, segs, "line", directed=directed,
+            target_segments={t: target_segments.get(t, set()) for t in targets},
+            source_segments=source_segments,
+        ))
+    return connectors
+
+
+def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:
+    box = shape.bbox
+    if box.height >= box.width:
+        tail = ((box.x0 + box.x1) / 2, box.top if abs(tip[1] - box.bottom) < 1 else box.bottom)
+    else:
+        tail = (box.x0 if abs(tip[0] - box.x1) < 1 else box.x1, (box.top + box.bottom) / 2)
+
+    def nearest(point: Point) -> int | None:
+        near = [(_box_distance(b, point), bi) for bi, b in enumerate(boxes)]
+        near = [(d, bi) for d, bi in near if d <= ATTACH_TOL * 2]
+        return min(near)[1] if near else None
+
+    source, target = nearest(tail), nearest(tip)
+    if source is None or target is None or source == target:
+        return None
+    return RawConnector([source], [target], [Segment(tail, tip)], "block")
+
+
+def _assign_labels(blocks: list[TextBlock], connectors: list[RawConnector]) -> list[TextBlock]:
+    """Attach each free text block to the nearest connector branch; return the blocks left over."""
+    leftovers: list[TextBlock] = []
+    for block in blocks:
+        bbox = block.bbox
+        limit = max(14.0, 1.6 * block.size)
+        best: tuple[float, int, int] | None = None
+        for ci, connector in enumerate(connectors):
+            for si, seg in enumerate(connector.segments):
+                d = _segment_bbox_distance(seg, bbox)
+                if d <= limit and (best is None or d < best[0]):
+                    best = (d, ci, si)
+        if best is None:
+            leftovers.append(block)
+            continue
+        _, ci, si = best
+        connector = connectors[ci]
+        for target in _downstream_targets(connector, si):
+            connector.labels.setdefault(target, []).append(block)
+    return leftovers
+
+
+def _segment_bbox_distance(seg: Segment, bbox: BBox) -> float:
+    from dkg.parsing.geometry import segment_box_distance
+
+    return segment_box_distance(seg.a, seg.b, bbox)
+
+
+def _downstream_targets(connector: RawConnector, seg_index: int) -> list[int]:
+    """Targets reached only through segment ``seg_index`` (all targets when it is on the shared trunk)."""
+    segs = connector.segments
+    if len(connector.targets) == 1 or len(segs) <= 1:
+        return list(connector.targets)
+    n = len(segs)
+    adj: list[set[int]] = [set() for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = segs[i], segs[j]
+            if min(point_segment_distance(a.a, b.a, b.b), point_segment_distance(a.b, b.a, b.b),
+                   point_segment_distance(b.a, a.a, a.b), point_segment_distance(b.b, a.a, a.b)) <= TOUCH_TOL:
+                adj[i].add(j)
+                adj[j].add(i)
+    direct = [t for t in connector.targets if seg_index in connector.target_segments.get(t, set())]
+    if direct:
+        return direct
+    seen = {seg_index}
+    stack = [r for r in connector.source_segments if r != seg_index]
+    seen.update(stack)
+    while stack:
+        current = stack.pop()
+        for nxt in adj[current]:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    downstream = [t for t in connector.targets
+                  if connector.target_segments.get(t) and not (connector.target_segments[t] & seen)]
+    return downstream or list(connector.targets)

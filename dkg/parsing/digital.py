@@ -1,0 +1,122 @@
+"""Vector route: a pdfplumber page → :class:`PagePrimitives` (glyphs, closed shapes, strokes, links)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from dkg.parsing.geometry import BBox, Point, polygon_area
+from dkg.parsing.models import LinkAnnotation, PagePrimitives, Segment, Shape, Token
+
+THIN = 1.6
+
+
+def _is_dashed(obj: dict[str, Any]) -> bool:
+    dash = obj.get("dash")
+    if not dash:
+        return False
+    pattern = dash[0] if isinstance(dash, (list, tuple)) else None
+    return bool(pattern)
+
+
+def _pts(obj: dict[str, Any]) -> list[Point]:
+    return [(float(x), float(y)) for x, y in obj.get("pts") or []]
+
+
+def _closed(obj: dict[str, Any], pts: list[Point]) -> bool:
+    path = obj.get("path") or []
+    if any(cmd[0] == "h" for cmd in path):
+        return True
+    if len(pts) >= 3 and math.dist(pts[0], pts[-1]) <= 0.75:
+        return True
+    return bool(obj.get("fill")) and len(pts) >= 3
+
+
+def extract_primitives(page: Any, page_index_by_objid: dict[int, int]) -> PagePrimitives:
+    """Read one pdfplumber page into primitives (coordinates in points, origin top-left)."""
+    prims = PagePrimitives(page.page_number, float(page.width), float(page.height), "digital")
+    for char in page.chars:
+        text = char.get("text", "")
+        if not text:
+            continue
+        bbox = BBox(float(char["x0"]), float(char["top"]), float(char["x1"]), float(char["bottom"]))
+        prims.tokens.append(Token(text, bbox, float(char.get("size") or bbox.height)))
+
+    for rect in page.rects:
+        bbox = BBox(float(rect["x0"]), float(rect["top"]), float(rect["x1"]), float(rect["bottom"]))
+        if bbox.width <= THIN or bbox.height <= THIN:
+            if max(bbox.width, bbox.height) > 3:
+                if bbox.width <= THIN:
+                    x = (bbox.x0 + bbox.x1) / 2
+                    prims.segments.append(Segment((x, bbox.top), (x, bbox.bottom), _is_dashed(rect)))
+                else:
+                    y = (bbox.top + bbox.bottom) / 2
+                    prims.segments.append(Segment((bbox.x0, y), (bbox.x1, y), _is_dashed(rect)))
+            continue
+        corners = ((bbox.x0, bbox.top), (bbox.x1, bbox.top), (bbox.x1, bbox.bottom), (bbox.x0, bbox.bottom))
+        prims.shapes.append(Shape(corners, bbox, bool(rect.get("fill")), bool(rect.get("stroke")), "rect"))
+
+    for curve in page.curves:
+        pts = _pts(curve)
+        if len(pts) < 2:
+            continue
+        if _closed(curve, pts):
+            bbox = BBox.around(pts)
+            if bbox.width < 1 and bbox.height < 1:
+                continue
+            has_bezier = any(cmd[0] == "c" for cmd in curve.get("path") or [])
+            kind = "rounded" if has_bezier else "polygon"
+            if has_bezier and polygon_area(pts) < 0.5 * bbox.area:
+                kind = "ellipse" if len(pts) <= 14 else "rounded"
+            prims.shapes.append(Shape(tuple(pts), bbox, bool(curve.get("fill")), bool(curve.get("stroke")), kind))
+        else:
+            dashed = _is_dashed(curve)
+            for a, b in zip(pts, pts[1:], strict=False):
+                if math.dist(a, b) > 0.2:
+                    prims.segments.append(Segment(a, b, dashed))
+
+    for line in page.lines:
+        pts = _pts(line)
+        dashed = _is_dashed(line)
+        for a, b in zip(pts, pts[1:], strict=False):
+            if math.dist(a, b) > 0.2:
+                prims.segments.append(Segment(a, b, dashed))
+
+    for annot in page.annots or []:
+        target = _link_target(annot, page_index_by_objid, page)
+        if target is not None:
+            bbox = BBox(float(annot["x0"]), float(annot["top"]), float(annot["x1"]), float(annot["bottom"]))
+            prims.links.append(LinkAnnotation(bbox, target))
+    return prims
+
+
+def _resolve(value: Any) -> Any:
+    resolve = getattr(value, "resolve", None)
+    return resolve() if callable(resolve) else value
+
+
+def _link_target(annot: dict[str, Any], index_by_objid: dict[int, int], page: Any) -> int | None:
+    data = annot.get("data") or {}
+    if str(_resolve(data.get("Subtype", ""))).strip("/'") not in ("Link", "/'Link'") and "Link" not in str(
+        data.get("Subtype", "")
+    ):
+        return None
+    dest = _resolve(data.get("Dest"))
+    action = _resolve(data.get("A"))
+    if dest is None and isinstance(action, dict):
+        dest = _resolve(action.get("D"))
+    if isinstance(dest, (bytes, str)):
+        try:
+            dest = _resolve(page.pdf.doc.get_dest(dest))
+        except Exception:  # a named destination that does not exist: treat as no link
+            return None
+        if isinstance(dest, dict):
+            dest = _resolve(dest.get("D"))
+    if isinstance(dest, (list, tuple)) and dest:
+        ref = dest[0]
+        objid = getattr(ref, "objid", None)
+        if objid is not None:
+            return index_by_objid.get(objid)
+        if isinstance(ref, int):
+            return ref
+    return None

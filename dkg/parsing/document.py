@@ -1,0 +1,374 @@
+"""Whole-document parsing: open safely, pick the route per page, expand footnotes, resolve links."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dkg.errors import ParseError
+from dkg.parsing.assemble import PAGE_CODE, PageLayout, assemble
+from dkg.parsing.digital import extract_primitives
+from dkg.parsing.models import (
+    Box,
+    Connector,
+    OCRMode,
+    PageIssue,
+    ParsedPage,
+    ParseResult,
+    UnreadablePDFError,
+)
+from dkg.parsing.textlayout import Line, TextBlock, collapse, render, words_of
+from dkg.types import HeadTailEdge
+
+log = logging.getLogger(__name__)
+
+LINK_TEXT = re.compile(
+    r"^\s*(?:(?i:see)\b.*?)?\(?\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\b\)\s*\.?\s*$"
+    r"|^\s*(?i:see)\b.*?\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\s*\.?\s*$",
+    re.DOTALL,
+)
+FOOTNOTE_LINE = re.compile(r"^([a-z]{1,2}|\d{1,2})[.)]?\s+(\S.*)$")
+MIN_TEXT_CHARS = 8
+ProgressCallback = Callable[[int, int], None]
+
+
+def parse_page_range(spec: str | None, page_count: int) -> list[int]:
+    """``"3-9"``/``"1,4,6-7"`` → 0-based page indices; ``None`` → all pages. Raises on bad ranges."""
+    if spec is None or not spec.strip():
+        return list(range(page_count))
+    indices: list[int] = []
+    for part in spec.split(","):
+        part = part.strip()
+        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        if not match:
+            raise ParseError(f"cannot read page range {spec!r}; write e.g. '3-9' or '1,4,6-7'")
+        lo = int(match[1])
+        hi = int(match[2]) if match[2] else lo
+        if lo < 1 or hi < lo or hi > page_count:
+            raise ParseError(f"page range {part!r} is outside 1–{page_count} (the PDF has {page_count} pages)")
+        indices.extend(range(lo - 1, hi))
+    return sorted(set(indices))
+
+
+def _check_header(path: Path) -> None:
+    if not path.exists():
+        raise UnreadablePDFError(f"{path} does not exist")
+    if not path.is_file():
+        raise UnreadablePDFError(f"{path} is not a file")
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+    if not head:
+        raise UnreadablePDFError(f"{path} is empty (0 bytes); expected a PDF file")
+    if b"%PDF-" not in head:
+        raise UnreadablePDFError(f"{path} is not a PDF (no %PDF- header); give a .pdf file")
+
+
+@dataclass
+class _PageState:
+    index: int
+    layout: PageLayout
+    source: str
+    seconds: float
+    issues: list[str]
+    links: list[Any]
+
+
+class DocumentParser:
+    """Parses pages of one open PDF on demand and caches them (link targets may lie outside ``--pages``)."""
+
+    def __init__(self, path: Path, ocr: OCRMode, stack: ExitStack, dpi: int = 300) -> None:
+        import pdfplumber
+
+        self.path = path
+        self.ocr = ocr
+        self.dpi = dpi
+        _check_header(path)
+        try:
+            self.pdf = stack.enter_context(pdfplumber.open(str(path)))
+            self.page_count = len(self.pdf.pages)
+        except Exception as exc:
+            raise UnreadablePDFError(_describe_open_error(path, exc)) from exc
+        if self.page_count == 0:
+            raise UnreadablePDFError(f"{path} has no pages")
+        try:
+            self.index_by_objid = {page.page_obj.pageid: i for i, page in enumerate(self.pdf.pages)}
+        except Exception as exc:
+            raise UnreadablePDFError(_describe_open_error(path, exc)) from exc
+        self._stack = stack
+        self._pdfium: Any = None
+        self._pages: dict[int, _PageState] = {}
+        self._codes: dict[str, int] = {}
+
+    def state(self, index: int) -> _PageState:
+        """Primitives → layout of page ``index`` (0-based), parsed once."""
+        if index not in self._pages:
+            self._pages[index] = self._parse(index)
+            code = self._pages[index].layout.code
+            if code and code not in self._codes:
+                self._codes[code] = index
+        return self._pages[index]
+
+    def _parse(self, index: int) -> _PageState:
+        start = time.perf_counter()
+        issues: list[str] = []
+        try:
+            page = self.pdf.pages[index]
+            has_text = self.ocr is not OCRMode.ALWAYS and sum(
+                1 for c in page.chars if c.get("text", "").strip()) >= MIN_TEXT_CHARS
+            if self.ocr is OCRMode.ALWAYS or (self.ocr is OCRMode.AUTO and not has_text):
+                prims = self._ocr_primitives(index, float(page.width), float(page.height))
+                for link in extract_primitives(page, self.index_by_objid).links:
+                    prims.links.append(link)
+                source = "ocr"
+            else:
+                prims = extract_primitives(page, self.index_by_objid)
+                source = "digital"
+                if not has_text:
+                    issues.append("page has no text layer; use --ocr auto or --ocr always to read it")
+            layout = assemble(prims)
+            links = list(prims.links)
+        except ParseError:
+            raise
+        except Exception as exc:  # pdfminer/pdfium raise many types on damaged content streams
+            log.debug("page %s failed", index + 1, exc_info=True)
+            issues.append(f"page could not be read ({type(exc).__name__}: {exc}); skipped")
+            layout = PageLayout([], [], [], [], [], None, [])
+            source = "error"
+            links = []
+        issues.extend(layout.warnings)
+        return _PageState(index, layout, source, time.perf_counter() - start, issues, links)
+
+    def _ocr_primitives(self, index: int, width: float, height: float) -> Any:
+        from dkg.parsing.raster import raster_primitives
+
+        if self._pdfium is None:
+            import pypdfium2 as pdfium
+
+            self._pdfium = pdfium.PdfDocument(str(self.path))
+            self._stack.callback(self._pdfium.close)
+        page = self._pdfium[index]
+        try:
+            bitmap = page.render(scale=self.dpi / 72, grayscale=True)
+            image = bitmap.to_numpy()
+        finally:
+            page.close()
+        if image.ndim == 3:
+            image = image[:, :, 0]
+        return raster_primitives(image, index + 1, width, height)
+
+    def page_for_code(self, code: str) -> int | None:
+        """0-based index of the page whose footer prints ``code``."""
+        if code in self._codes:
+            return self._codes[code]
+        for index in range(self.page_count):
+            if index in self._pages:
+                continue
+            try:
+                text = self.pdf.pages[index].extract_text() or ""
+            except Exception:  # an unreadable page cannot hold the code we look for
+                continue
+            if code in PAGE_CODE.findall(text) or self.ocr is OCRMode.ALWAYS or not text.strip():
+                self.state(index)
+                if code in self._codes:
+                    return self._codes[code]
+        return None
+
+
+def _describe_open_error(path: Path, exc: Exception) -> str:
+    name = type(exc).__name__
+    text = f"{name} {exc}".lower()
+    if "password" in text or "encrypt" in text:
+        return f"{path} is encrypted; decrypt it first (e.g. qpdf --decrypt in.pdf out.pdf)"
+    return f"{path} is not a readable PDF ({name}: {exc or 'damaged file structure'}); re-export or repair it"
+
+
+def _footnotes(lines: list[Line], code: str | None) -> dict[str, str]:
+    """Footnotes in the bottom zone: a line opening with a (raised) marker starts one; close lines continue it."""
+    footer_rows = [ln.bbox for ln in lines if PAGE_CODE.search(ln.plain) and (code is None or code in ln.plain)]
+    notes: dict[str, list[str]] = {}
+    current: str | None = None
+    previous: Line | None = None
+    for line in sorted(lines, key=lambda ln: (ln.bbox.top, ln.bbox.x0)):
+        plain = line.plain
+        if any(abs(line.bbox.top - row.top) < 0.6 * line.size for row in footer_rows):
+            current = None
+            continue
+        if line.starts_with_marker:
+            marker = next(p for p in line.pieces if p.text.strip())
+            current = marker.keys[0]
+            rest = "".join(p.text for p in line.pieces[line.pieces.index(marker) + 1:] if not p.is_marker)
+            notes[current] = [rest]
+            previous = line
+            continue
+        match = FOOTNOTE_LINE.match(plain)
+        if match and match[1] not in notes:
+            current = match[1]
+            notes[current] = [match[2]]
+            previous = line
+        elif current is not None and previous is not None and (
+            line.bbox.top - previous.bbox.bottom <= 0.8 * line.size and line.bbox.x0 >= previous.bbox.x0 - 2
+        ):
+            notes[current].append(plain)
+            previous = line
+        else:
+            current = None
+    out = {}
+    for key, parts in notes.items():
+        block = TextBlock([Line([_piece(p)], lines[0].bbox, lines[0].size) for p in parts])
+        out[key] = render(block)[1]
+    return out
+
+
+def _piece(text: str) -> Any:
+    from dkg.parsing.textlayout import Piece
+
+    return Piece(text)
+
+
+def parse_pdf(
+    path: str | Path,
+    pages: str | None = None,
+    ocr: OCRMode | str = OCRMode.AUTO,
+    progress: ProgressCallback | None = None,
+    dpi: int = 300,
+) -> ParseResult:
+    """Parse a guideline PDF into typed pages and head–tail edges.
+
+    Raises :class:`UnreadablePDFError` for encrypted, corrupt, empty or non-PDF files; page-level problems
+    (no flowchart, boxes without arrows, unreadable page) become warnings with an empty result for the page.
+    """
+    path = Path(path)
+    mode = OCRMode(ocr)
+    with ExitStack() as stack:
+        doc = DocumentParser(path, mode, stack, dpi=dpi)
+        indices = parse_page_range(pages, doc.page_count)
+        result = ParseResult(str(path), doc.page_count)
+        for done, index in enumerate(indices, start=1):
+            doc.state(index)
+            if progress is not None:
+                progress(done, len(indices))
+        known = set()
+        for state in list(doc._pages.values()):
+            for box in state.layout.boxes:
+                if box.block is not None:
+                    known |= words_of(box.block.lines)
+            known |= words_of(state.layout.bottom)
+        global_notes: dict[str, str] = {}
+        for index in indices:
+            state = doc.state(index)
+            global_notes = {**_footnotes(state.layout.bottom, state.layout.code), **global_notes}
+        for index in indices:
+            result.pages.append(_finish_page(doc, doc.state(index), known, global_notes, set()))
+    return result
+
+
+def _box_texts(state: _PageState, notes: dict[str, str], known: set[str],
+               issues: list[str]) -> dict[str, tuple[str, str]]:
+    texts: dict[str, tuple[str, str]] = {}
+    for box in state.layout.boxes:
+        missing: list[str] = []
+        assert box.block is not None
+        texts[box.id] = render(box.block, notes, known, missing)
+        for key in missing:
+            issues.append(f"footnote {key!r} used in {box.id} was not found on the page; marker dropped")
+    return texts
+
+
+def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global_notes: dict[str, str],
+                 visiting: set[int]) -> ParsedPage:
+    layout = state.layout
+    number = state.index + 1
+    page = ParsedPage(number=number, source=state.source, width=0.0, height=0.0, code=layout.code,
+                      seconds=state.seconds)
+    issues = list(state.issues)
+    notes = {**global_notes, **_footnotes(layout.bottom, layout.code)}
+    page.footnotes = notes
+    texts = _box_texts(state, notes, known, issues)
+    prims_links = state.links
+    for raw in layout.boxes:
+        original, expanded = texts[raw.id]
+        box = Box(raw.id, raw.bbox, raw.kind, original, expanded, raw.block.markers if raw.block else [])
+        match = LINK_TEXT.match(original.replace("^", " "))
+        if match:
+            box.link_code = match[1] or match[2]
+            for link in prims_links:
+                if link.bbox.distance_to_box(raw.bbox) <= 1:
+                    box.link_page = link.target_page
+        if box.link_code and box.link_page is None:
+            box.link_page = doc.page_for_code(box.link_code)
+        page.boxes.append(box)
+    boxes = {b.id: b for b in page.boxes}
+    resolved: dict[str, tuple[str, str, str]] = {}
+    for box in page.boxes:
+        if box.link_code is None and box.link_page is None:
+            continue
+        target = _entry_text(doc, box.link_page, known, global_notes, visiting | {state.index})
+        if target is None:
+            issues.append(f"link box {box.id} ({box.original!r}) points to a page whose entry box was not found; "
+                          "kept its own text")
+            continue
+        resolved[box.id] = target
+    seen: set[tuple[str, str, str]] = set()
+    used: set[str] = set()
+    for ci, raw in enumerate(layout.connectors):
+        cid = f"p{number}-c{ci + 1}"
+        labels = {}
+        for target_index, blocks in raw.labels.items():
+            labels[layout.boxes[target_index].id] = collapse(" ".join(render(b, notes, known)[1] for b in blocks))
+        connector = Connector(cid, [layout.boxes[s].id for s in raw.sources],
+                              [layout.boxes[t].id for t in raw.targets], raw.segments, raw.kind, labels)
+        page.connectors.append(connector)
+        for source_id in connector.sources:
+            for target_id in connector.targets:
+                used |= {source_id, target_id}
+                head_box, tail_box = boxes[source_id], boxes[target_id]
+                head_id, head_text = source_id, head_box.text
+                tail_id, tail_text = target_id, tail_box.text
+                if source_id in resolved:
+                    head_id, _, head_text = resolved[source_id]
+                if target_id in resolved:
+                    tail_id, _, tail_text = resolved[target_id]
+                label = labels.get(target_id, "")
+                key = (head_text, tail_text, label)
+                if key in seen or head_text == tail_text:
+                    continue
+                seen.add(key)
+                page.edges.append(HeadTailEdge(
+                    head=head_text, tail=tail_text, label=label, page=layout.code or str(number),
+                    head_box_id=head_id, tail_box_id=tail_id,
+                ))
+                page.originals.append((head_box.original, tail_box.original))
+    if not page.boxes:
+        issues.append("no flowchart boxes found on this page; no edges")
+    elif not page.connectors:
+        issues.append(f"{len(page.boxes)} boxes but no arrows between them; no edges for this page")
+    else:
+        for box in page.boxes:
+            if box.id not in used:
+                page.dropped_boxes.append(box.id)
+                issues.append(f"side box {box.id} ({_short(box.text)!r}) touches no connector; dropped")
+    page.issues = [PageIssue(number, message) for message in issues]
+    return page
+
+
+def _short(text: str, limit: int = 50) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _entry_text(doc: DocumentParser, index: int | None, known: set[str], global_notes: dict[str, str],
+                visiting: set[int]) -> tuple[str, str, str] | None:
+    """``(box_id, original, expanded)`` of the entry box of page ``index``."""
+    if index is None or index in visiting or not 0 <= index < doc.page_count:
+        return None
+    state = doc.state(index)
+    page = _finish_page(doc, state, known, global_notes, visiting)
+    entry = page.entry_box()
+    if entry is None:
+        return None
+    return entry.id, entry.original, entry.text

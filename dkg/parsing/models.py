@@ -1,0 +1,160 @@
+"""Typed records of the parser: page primitives (input of graph assembly) and parsed results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from dkg.errors import ParseError
+from dkg.parsing.geometry import BBox, Point
+from dkg.types import HeadTailEdge
+
+__all__ = [
+    "Box", "Connector", "HeadTailEdge", "LinkAnnotation", "OCRMode", "PageIssue", "PagePrimitives",
+    "ParseResult", "ParsedPage", "Segment", "Shape", "Token", "UnreadablePDFError",
+]
+
+
+class UnreadablePDFError(ParseError):
+    """The file is not a PDF this parser can open (encrypted, corrupt, empty, not a PDF)."""
+
+
+class OCRMode(StrEnum):
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class Token:
+    """One glyph (digital route) or OCR character/word, with its box and font size in points."""
+
+    text: str
+    bbox: BBox
+    size: float
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A closed drawn outline (rect, rounded rect, diamond, polygon); ``points`` in drawing order."""
+
+    points: tuple[Point, ...]
+    bbox: BBox
+    filled: bool
+    stroked: bool
+    kind: str = "polygon"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One straight stroke of a connector."""
+
+    a: Point
+    b: Point
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class LinkAnnotation:
+    """An internal hyperlink: its clickable area and the 0-based index of the page it points to."""
+
+    bbox: BBox
+    target_page: int
+
+
+@dataclass
+class PagePrimitives:
+    """Everything graph assembly needs from one page, whichever route (vector or raster) produced it."""
+
+    page_number: int
+    width: float
+    height: float
+    source: str
+    tokens: list[Token] = field(default_factory=list)
+    shapes: list[Shape] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+    arrowheads: list[Shape] = field(default_factory=list)
+    links: list[LinkAnnotation] = field(default_factory=list)
+
+
+@dataclass
+class Box:
+    """A text-holding shape: its original text (footnote markers as ``^a``) and its expanded text."""
+
+    id: str
+    bbox: BBox
+    shape: str
+    original: str
+    text: str = ""
+    markers: list[str] = field(default_factory=list)
+    link_code: str | None = None
+    link_page: int | None = None
+
+
+@dataclass
+class Connector:
+    """A connector tree (or block arrow): the boxes it leaves from and the boxes its arrowheads enter."""
+
+    id: str
+    sources: list[str]
+    targets: list[str]
+    segments: list[Segment]
+    kind: str = "line"
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PageIssue:
+    """A warning about one page (kept in the JSON sidecar and printed by the CLI)."""
+
+    page: int
+    message: str
+
+
+@dataclass
+class ParsedPage:
+    """One parsed page: boxes, connectors, edges, footnotes and the page code printed in its footer."""
+
+    number: int
+    source: str
+    width: float
+    height: float
+    code: str | None = None
+    boxes: list[Box] = field(default_factory=list)
+    connectors: list[Connector] = field(default_factory=list)
+    edges: list[HeadTailEdge] = field(default_factory=list)
+    originals: list[tuple[str, str]] = field(default_factory=list)
+    footnotes: dict[str, str] = field(default_factory=dict)
+    dropped_boxes: list[str] = field(default_factory=list)
+    issues: list[PageIssue] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def box(self, box_id: str) -> Box:
+        for box in self.boxes:
+            if box.id == box_id:
+                return box
+        raise KeyError(box_id)
+
+    def entry_box(self) -> Box | None:
+        """The page's unique box that takes part in an arrow and has no incoming arrow, if there is one."""
+        sources = {e.head_box_id for e in self.edges}
+        targets = {e.tail_box_id for e in self.edges}
+        entries = [b for b in self.boxes if b.id in sources and b.id not in targets]
+        return entries[0] if len(entries) == 1 else None
+
+
+@dataclass
+class ParseResult:
+    """A whole parsed document."""
+
+    path: str
+    page_count: int
+    pages: list[ParsedPage] = field(default_factory=list)
+
+    @property
+    def edges(self) -> list[HeadTailEdge]:
+        return [edge for page in self.pages for edge in page.edges]
+
+    @property
+    def issues(self) -> list[PageIssue]:
+        return [issue for page in self.pages for issue in page.issues]
