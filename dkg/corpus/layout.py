@@ -690,7 +690,9 @@ def layout_guideline(guideline: Guideline) -> list[PageLayout]:
     return [fit_page(guideline, page) for page in guideline.pages]
 
 
-FITS: tuple[tuple[float, float], ...] = ((10.0, 150.0), (9.0, 135.0), (8.0, 120.0), (7.0, 110.0), (6.5, 100.0))
+FITS: tuple[tuple[float, float], ...] = tuple(
+    (size, size * chars) for size in (10.0, 9.0, 8.0, 7.0, 6.5) for chars in (15.0, 12.5, 10.5, 9.0, 7.5)
+)
 
 
 def fit_page(guideline: Guideline, page: Page) -> PageLayout:

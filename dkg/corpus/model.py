@@ -27,7 +27,7 @@ BOX_ID = re.compile(r"^[a-z0-9_]+$")
 FOOTNOTE_KEY = re.compile(r"^[a-z]{1,2}$")
 # `^a`, `^ab` or `^{a,b}` right after a word.
 MARKER = re.compile(r"\^(?:\{(?P<many>[a-z ,]+)\}|(?P<one>[a-z]{1,2}))")
-PAGE_CODE_IN_TEXT = re.compile(r"\(([A-Za-z]+-\d+)\)")
+PAGE_CODE = re.compile(r"^[A-Za-z]+-\d+$")
 
 
 class CorpusSourceError(CorpusError):
@@ -250,8 +250,11 @@ def structural_problems(guideline: Guideline) -> list[str]:
         if page.code in page_codes:
             problems.append(f"page {page.code}: duplicate page code")
         page_codes[page.code] = page_codes.get(page.code, 0) + 1
-        if not page.code.startswith(f"{guideline.guideline}-"):
-            problems.append(f"page {page.code}: page code must start with '{guideline.guideline}-'")
+        if not PAGE_CODE.match(page.code):
+            problems.append(f"page {page.code}: page code must look like 'ALL-3' (letters, hyphen, number)")
+    prefixes = sorted({p.code.rsplit("-", 1)[0] for p in guideline.pages})
+    if len(prefixes) > 1:
+        problems.append(f"pages: all page codes of a guideline share one prefix; found {', '.join(prefixes)}")
 
     for key in guideline.footnotes:
         if not FOOTNOTE_KEY.match(key):
