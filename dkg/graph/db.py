@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, LiteralString, TypeVar, cast
 
 import neo4j
@@ -57,6 +56,22 @@ def load_cypher(name: str) -> str:
     if not path.is_file():
         raise GraphError(f"missing Cypher file {path}")
     return path.read_text()
+
+
+_SECTION = re.compile(r"^//\s*name:\s*([a-z_0-9]+)\s*$", re.MULTILINE)
+
+
+def named_queries(name: str) -> dict[str, str]:
+    """The ``// name: x`` sections of ``cypher/<name>.cypher`` as {x: query} (one statement each)."""
+    text = load_cypher(name)
+    parts = _SECTION.split(text)
+    queries: dict[str, str] = {}
+    for section, body in zip(parts[1::2], parts[2::2], strict=True):
+        statements = split_statements(body)
+        if len(statements) != 1:
+            raise GraphError(f"cypher/{name}.cypher section {section!r} must hold exactly one statement")
+        queries[section] = statements[0]
+    return queries
 
 
 class Graph:
@@ -176,4 +191,3 @@ def open_graph(settings: Settings | None = None) -> Graph:
     return graph
 
 
-__all__ = ["Graph", "open_graph", "load_cypher", "split_statements", "connection_details", "CYPHER_DIR", "Path"]

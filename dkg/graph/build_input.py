@@ -1,0 +1,235 @@
+"""Typed input of the builder, read from the pipeline's CSV files (validated before anything is written)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dkg.errors import BuildError, ConstraintError
+from dkg.graph.model import (
+    canonical_constraints,
+    constraints_to_properties,
+    node_key,
+    node_uid,
+    normalise_content,
+    treatment_options,
+)
+from dkg.types import CONSTRAINED_COLUMNS, HEAD_TAIL_COLUMNS, Constraint, HeadTailEdge, parse_constraints
+
+
+@dataclass
+class BuildNode:
+    key: str
+    content: str
+    constraints: list[Constraint] = field(default_factory=list)
+    pages: set[str] = field(default_factory=set)
+    box_ids: set[str] = field(default_factory=set)
+
+    @property
+    def is_decision(self) -> bool:
+        return bool(self.constraints)
+
+
+@dataclass(frozen=True)
+class BuildEdge:
+    head: str
+    tail: str
+    label: str = ""
+    constraints: tuple[Constraint, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.head}>{self.tail}|{normalise_content(self.label).casefold()}"
+
+
+@dataclass
+class BuildInput:
+    """One guideline version, ready to be written."""
+
+    guideline: str
+    version: str
+    title: str = ""
+    nodes: dict[str, BuildNode] = field(default_factory=dict)
+    edges: dict[str, BuildEdge] = field(default_factory=dict)
+
+    @property
+    def uid(self) -> str:
+        return f"{self.guideline}|{self.version}"
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "nodes": len(self.nodes),
+            "decision": sum(n.is_decision for n in self.nodes.values()),
+            "relations": len({(e.head, e.tail) for e in self.edges.values()}),
+        }
+
+    def add_node(self, content: str, constraints: Iterable[Constraint], where: str, page: str = "",
+                 box_id: str = "") -> str:
+        text = normalise_content(content)
+        if not text:
+            raise BuildError(f"{where}: empty box text")
+        key = node_key(text)
+        new = list(constraints)
+        node = self.nodes.get(key)
+        if node is None:
+            node = self.nodes[key] = BuildNode(key, text, new)
+        elif canonical_constraints(node.constraints) != canonical_constraints(new):
+            raise BuildError(
+                f"{where}: the box {text[:60]!r} appears with different constraints "
+                f"({', '.join(map(str, node.constraints)) or 'NULL'} vs {', '.join(map(str, new)) or 'NULL'}); "
+                "one box must have one set of constraints"
+            )
+        if page:
+            node.pages.add(page)
+        if box_id:
+            node.box_ids.add(box_id)
+        return key
+
+    def add_edge(self, head: str, tail: str, label: str = "", constraints: Iterable[Constraint] = ()) -> None:
+        if head == tail:
+            raise BuildError(f"an arrow from a box to itself: {self.nodes[head].content[:60]!r}")
+        edge = BuildEdge(head, tail, normalise_content(label), tuple(constraints))
+        self.edges.setdefault(edge.key, edge)
+
+    def source_sha(self) -> str:
+        """Hash of everything the graph is built from: equal hashes mean an identical graph."""
+        payload = json.dumps(
+            {
+                "title": self.title,
+                "nodes": sorted(
+                    (n.key, n.content, canonical_constraints(n.constraints), sorted(n.pages), sorted(n.box_ids))
+                    for n in self.nodes.values()
+                ),
+                "edges": sorted((e.key, canonical_constraints(e.constraints)) for e in self.edges.values()),
+            },
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    # ---- rows for the Cypher templates -------------------------------------------------------------
+    def node_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, object]]:
+        rows = []
+        for node in self.nodes.values():
+            typed = constraints_to_properties(node.constraints)
+            props: dict[str, object] = {
+                **clear_properties,
+                **typed,
+                "guideline": self.guideline,
+                "version": self.version,
+                "key": node.key,
+                "content": node.content,
+                "constraints": canonical_constraints(node.constraints),
+                "pages": sorted(node.pages),
+                "box_ids": sorted(node.box_ids),
+                "options": [] if node.is_decision else treatment_options(node.content),
+            }
+            rows.append({"uid": node_uid(self.guideline, self.version, node.key), "props": props})
+        return rows
+
+    def relation_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, object]]:
+        rows = []
+        for edge in self.edges.values():
+            props = {
+                **clear_properties,
+                **constraints_to_properties(edge.constraints),
+                "label": edge.label,
+                "constraints": canonical_constraints(edge.constraints),
+                "guideline": self.guideline,
+                "version": self.version,
+            }
+            rows.append({
+                "head": node_uid(self.guideline, self.version, edge.head),
+                "tail": node_uid(self.guideline, self.version, edge.tail),
+                "key": f"{self.uid}|{edge.key}",
+                "props": props,
+            })
+        return rows
+
+
+def _read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in required if c not in (reader.fieldnames or [])]
+            if missing:
+                raise BuildError(f"{path}: missing column(s) {', '.join(missing)}; found {reader.fieldnames}")
+            rows = []
+            for line_no, row in enumerate(reader, start=2):
+                if None in row or any(row.get(c) is None for c in required):
+                    raise BuildError(f"{path}, line {line_no}: wrong number of fields")
+                rows.append(row)
+            return rows
+    except UnicodeDecodeError as exc:
+        raise BuildError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except csv.Error as exc:
+        raise BuildError(f"{path}: malformed CSV: {exc}") from exc
+    except OSError as exc:
+        raise BuildError(f"cannot read {path}: {exc}") from exc
+
+
+def _constraints(cell: str, where: str) -> list[Constraint]:
+    try:
+        return parse_constraints(cell)
+    except ConstraintError as exc:
+        raise BuildError(f"{where}: {exc}") from exc
+
+
+def read_constrained_csv(path: Path, guideline: str, version: str, title: str = "",
+                         edges_csv: Path | None = None) -> BuildInput:
+    """Read the 4-column CSV (head, head_constraints, tail, tail_constraints).
+
+    ``edges_csv`` (the parser's head–tail CSV, same rows in the same order) adds labels, pages and box ids.
+    A ``label_constraints`` column, when present in either file, gives the arrow's own constraints.
+    """
+    rows = _read_csv(path, CONSTRAINED_COLUMNS)
+    extra: list[dict[str, str]] = []
+    if edges_csv is not None:
+        extra = _read_csv(edges_csv, ("head", "tail"))
+        if len(extra) != len(rows):
+            raise BuildError(f"{edges_csv} has {len(extra)} rows but {path} has {len(rows)}; they must match")
+    if not rows:
+        raise BuildError(f"{path} has no rows: nothing to build")
+    build = BuildInput(guideline, version, title)
+    for index, row in enumerate(rows):
+        where = f"{path}, line {index + 2}"
+        meta = extra[index] if extra else {}
+        if meta and (normalise_content(meta["head"]) != normalise_content(row["head"])
+                     or normalise_content(meta["tail"]) != normalise_content(row["tail"])):
+            raise BuildError(f"{where}: row does not match line {index + 2} of {edges_csv}")
+        page = meta.get("page", "") or row.get("page", "") or ""
+        head = build.add_node(row["head"], _constraints(row["head_constraints"], where), where, page,
+                              meta.get("head_box_id", "") or "")
+        tail = build.add_node(row["tail"], _constraints(row["tail_constraints"], where), where, page,
+                              meta.get("tail_box_id", "") or "")
+        label = meta.get("label", "") or row.get("label", "") or ""
+        label_constraints = row.get("label_constraints") or meta.get("label_constraints") or ""
+        build.add_edge(head, tail, label, _constraints(label_constraints, where))
+    return build
+
+
+def from_edges(guideline: str, version: str, edges: Iterable[HeadTailEdge],
+               constraints_by_text: Mapping[str, list[Constraint]],
+               label_constraints: Mapping[tuple[str, str], list[Constraint]] | None = None,
+               title: str = "") -> BuildInput:
+    """Build input from head–tail edges and a text → constraints mapping (e.g. the corpus gold files)."""
+    lookup = {normalise_content(t): c for t, c in constraints_by_text.items()}
+    build = BuildInput(guideline, version, title)
+    for i, edge in enumerate(edges):
+        where = f"edge {i + 1}"
+        head = build.add_node(edge.head, lookup.get(normalise_content(edge.head), []), where, edge.page,
+                              edge.head_box_id)
+        tail = build.add_node(edge.tail, lookup.get(normalise_content(edge.tail), []), where, edge.page,
+                              edge.tail_box_id)
+        extra = (label_constraints or {}).get((edge.head_box_id, edge.tail_box_id), [])
+        build.add_edge(head, tail, edge.label, extra)
+    return build
+
+
+def read_head_tail_csv(path: Path) -> list[HeadTailEdge]:
+    """Read a head–tail CSV (the parser's output or a gold file)."""
+    rows = _read_csv(path, ("head", "tail"))
+    return [HeadTailEdge(**{k: (row.get(k) or "") for k in HEAD_TAIL_COLUMNS}) for row in rows]

@@ -1,0 +1,169 @@
+"""The DKG's graph model: how boxes, arrows and constraints become nodes, relations and properties.
+
+Nodes (label ``:Node``, plus ``:Decision`` when they carry constraints, else ``:Action``)::
+
+    uid          "<guideline>|<version>|<key>", key = sha1 of the normalised content (boxes with the same
+                 text in one guideline version are one node, as in the reference DKG)
+    guideline, version, key, content (static text), pages (list), box_ids (list, provenance),
+    constraints  canonical constraint texts (for display and audit)
+    rev          revision counter for optimistic concurrency (0 after a build)
+    options      treatment options of an action node (its text split on "or")
+    <typed constraint properties>, see below
+
+Typed constraint properties, named by vocabulary key:
+
+* numeric key K: ``K_min`` / ``K_max`` (floats) with ``K_min_strict`` / ``K_max_strict`` (booleans:
+  ``>`` / ``<`` rather than ``>=`` / ``<=``); ``K = v`` sets both bounds; ``K != v`` goes to ``K_ne`` (list).
+* categorical key K: ``K`` (list of allowed values) and ``K_not`` (list of excluded values).
+
+Relations: ``(:Node)-[:NEXT_STEP {label, constraints, <typed props>}]->(:Node)`` for arrows;
+``(:Node)-[:OFFERS]->(:Treatment {name})`` for each treatment option;
+``(:GuidelineVersion {uid, guideline, version})-[:CONTAINS]->(:Node)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from dkg.errors import ConstraintError
+from dkg.types import Constraint, Op
+from dkg.vocabulary import VOCABULARY, KeyKind
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_content(text: str) -> str:
+    """Whitespace-collapsed text; the identity of a box's content."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def node_key(content: str) -> str:
+    """Stable key of a node's content within one guideline version."""
+    return hashlib.sha1(normalise_content(content).casefold().encode()).hexdigest()[:16]
+
+
+def node_uid(guideline: str, version: str, key: str) -> str:
+    return f"{guideline}|{version}|{key}"
+
+
+def constraint_property_names() -> list[str]:
+    """Every typed property name the vocabulary can produce (used to clear and to read them back)."""
+    names: list[str] = []
+    for spec in VOCABULARY.values():
+        if spec.kind is KeyKind.NUMERIC:
+            names += [f"{spec.name}_min", f"{spec.name}_max", f"{spec.name}_min_strict", f"{spec.name}_max_strict",
+                      f"{spec.name}_ne"]
+        else:
+            names += [spec.name, f"{spec.name}_not"]
+    return names
+
+
+def constraints_to_properties(constraints: Iterable[Constraint]) -> dict[str, Any]:
+    """Typed properties for a node's constraints. Contradictory bounds raise :class:`ConstraintError`."""
+    props: dict[str, Any] = {}
+
+    def tighten_min(key: str, value: float, strict: bool) -> None:
+        current = props.get(f"{key}_min")
+        if current is None or value > current or (value == current and strict):
+            props[f"{key}_min"], props[f"{key}_min_strict"] = float(value), strict
+
+    def tighten_max(key: str, value: float, strict: bool) -> None:
+        current = props.get(f"{key}_max")
+        if current is None or value < current or (value == current and strict):
+            props[f"{key}_max"], props[f"{key}_max_strict"] = float(value), strict
+
+    for c in constraints:
+        spec = VOCABULARY[c.key]
+        if spec.kind is KeyKind.NUMERIC:
+            if c.op is Op.IN:
+                lo, hi = c.value  # type: ignore[misc]
+                tighten_min(c.key, lo, False)
+                tighten_max(c.key, hi, False)
+            elif c.op in (Op.GT, Op.GE):
+                tighten_min(c.key, c.value, c.op is Op.GT)  # type: ignore[arg-type]
+            elif c.op in (Op.LT, Op.LE):
+                tighten_max(c.key, c.value, c.op is Op.LT)  # type: ignore[arg-type]
+            elif c.op is Op.EQ:
+                tighten_min(c.key, c.value, False)  # type: ignore[arg-type]
+                tighten_max(c.key, c.value, False)  # type: ignore[arg-type]
+            else:
+                props[f"{c.key}_ne"] = sorted({*props.get(f"{c.key}_ne", []), float(c.value)})  # type: ignore[arg-type]
+        else:
+            values = sorted(c.value) if isinstance(c.value, frozenset) else [c.value]
+            if c.op is Op.NE:
+                props[f"{c.key}_not"] = sorted({*props.get(f"{c.key}_not", []), *values})
+            elif c.key in props:
+                narrowed = sorted(set(props[c.key]) & set(values))
+                if not narrowed:
+                    raise ConstraintError(f"contradictory constraints on {c.key}: {props[c.key]} and {values}")
+                props[c.key] = narrowed
+            else:
+                props[c.key] = values
+    for spec in VOCABULARY.values():
+        lo, hi = props.get(f"{spec.name}_min"), props.get(f"{spec.name}_max")
+        if lo is not None and hi is not None and lo > hi:
+            raise ConstraintError(f"contradictory constraints on {spec.name}: minimum {lo} above maximum {hi}")
+    return props
+
+
+def properties_to_constraints(props: Mapping[str, Any]) -> list[Constraint]:
+    """Canonical constraints read back from typed properties (inverse of :func:`constraints_to_properties`)."""
+    out: list[Constraint] = []
+    for spec in VOCABULARY.values():
+        k = spec.name
+        if spec.kind is KeyKind.NUMERIC:
+            lo, hi = props.get(f"{k}_min"), props.get(f"{k}_max")
+            lo_strict, hi_strict = bool(props.get(f"{k}_min_strict")), bool(props.get(f"{k}_max_strict"))
+            if lo is not None and hi is not None and lo == hi and not lo_strict and not hi_strict:
+                out.append(Constraint(key=k, op=Op.EQ, value=float(lo)))
+            elif lo is not None and hi is not None and not lo_strict and not hi_strict:
+                out.append(Constraint(key=k, op=Op.IN, value=(float(lo), float(hi))))
+            else:
+                if lo is not None:
+                    out.append(Constraint(key=k, op=Op.GT if lo_strict else Op.GE, value=float(lo)))
+                if hi is not None:
+                    out.append(Constraint(key=k, op=Op.LT if hi_strict else Op.LE, value=float(hi)))
+            for value in props.get(f"{k}_ne") or []:
+                out.append(Constraint(key=k, op=Op.NE, value=float(value)))
+        else:
+            allowed = props.get(k)
+            if allowed:
+                if len(allowed) == 1:
+                    out.append(Constraint(key=k, op=Op.EQ, value=allowed[0]))
+                else:
+                    out.append(Constraint(key=k, op=Op.IN, value=frozenset(allowed)))
+            for value in props.get(f"{k}_not") or []:
+                out.append(Constraint(key=k, op=Op.NE, value=value))
+    return out
+
+
+def canonical_constraints(constraints: Iterable[Constraint]) -> list[str]:
+    """The canonical, order-independent form of a constraint list (via the typed properties)."""
+    return sorted(str(c) for c in properties_to_constraints(constraints_to_properties(constraints)))
+
+
+_OPTION_SPLIT = re.compile(r"\s+or\s+|;\s+", re.IGNORECASE)
+
+
+def treatment_options(content: str) -> list[str]:
+    """Options of an action box: its text split on top-level " or " (parenthesised footnotes removed)."""
+    depth = 0
+    flat: list[str] = []
+    for char in content:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            flat.append(char)
+    text = normalise_content("".join(flat))
+    options = [normalise_content(o).strip(" ,.;:") for o in _OPTION_SPLIT.split(text)]
+    return [o for o in options if o]
+
+
+def treatment_name(option: str) -> str:
+    """Normalised identity of a treatment option (shared :Treatment node across guidelines)."""
+    return normalise_content(option).casefold()
