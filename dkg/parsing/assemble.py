@@ -56,8 +56,11 @@ def _shape_kind(shape: Shape) -> str:
         return shape.kind
     pts = _dedupe(shape.points)
     if len(pts) == 4:
-        axis = all(abs(a[0] - b[0]) < 0.5 or abs(a[1] - b[1]) < 0.5 for a, b in zip(pts, pts[1:] + pts[:1],
-                                                                                    strict=True))
+        def straight(a: Point, b: Point) -> bool:
+            dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+            return min(dx, dy) <= max(1.0, 0.1 * max(dx, dy))
+
+        axis = all(straight(a, b) for a, b in zip(pts, pts[1:] + pts[:1], strict=True))
         return "rect" if axis else "diamond"
     return "polygon"
 

@@ -1,0 +1,248 @@
+"""Raster route for scanned pages: deskew, find boxes/connectors/arrowheads with OpenCV, OCR with tesseract.
+
+Produces the same :class:`PagePrimitives` as the vector route, so graph assembly is shared.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from dkg.parsing.geometry import BBox, Point
+from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+from dkg.services.tesseract import ocr_hocr
+
+MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
+DESCENDERS = set("gjpqy,;")
+
+
+@dataclass
+class _Char:
+    text: str
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels
+
+
+def deskew(gray: np.ndarray) -> tuple[np.ndarray, float]:
+    """Rotate so long straight strokes are axis-aligned; return the image and the angle corrected (degrees)."""
+    ink = (gray < 128).astype(np.uint8) * 255
+    min_len = max(gray.shape) // 12
+    lines = cv2.HoughLinesP(ink, 1, np.pi / 720, threshold=min_len // 2, minLineLength=min_len, maxLineGap=4)
+    if lines is None:
+        return gray, 0.0
+    angles = []
+    for x1, y1, x2, y2 in lines.reshape(-1, 4):
+        angle = math.degrees(math.atan2(y2 - y1, x2 - x1))
+        for ref in (-180.0, -90.0, 0.0, 90.0, 180.0):
+            if abs(angle - ref) < 5:
+                angles.append(angle - ref)
+    if not angles:
+        return gray, 0.0
+    skew = statistics.median(angles)
+    if abs(skew) < 0.05:
+        return gray, 0.0
+    h, w = gray.shape
+    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), skew, 1.0)
+    rotated = cv2.warpAffine(gray, matrix, (w, h), flags=cv2.INTER_LINEAR, borderValue=255)
+    return rotated, skew
+
+
+def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, height_pt: float) -> PagePrimitives:
+    """Detect boxes, connector strokes, arrowheads and OCR text on a greyscale page image."""
+    gray, _ = deskew(np.ascontiguousarray(gray))
+    h, w = gray.shape
+    sx, sy = width_pt / w, height_pt / h
+    ppt = 1.0 / sx  # pixels per point
+
+    def to_pt(x: float, y: float) -> Point:
+        return (x * sx, y * sy)
+
+    prims = PagePrimitives(page_number, width_pt, height_pt, "ocr")
+    blur = cv2.GaussianBlur(gray, (3, 3), 0)
+    _, ink = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+
+    # boxes: white regions enclosed by ink (the inside of each outlined shape)
+    contours, hierarchy = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    box_mask = np.zeros_like(ink)
+    interior = np.zeros_like(ink)
+    stroke = max(2, int(round(1.6 * ppt)))
+    if hierarchy is not None:
+        for index, contour in enumerate(contours):
+            if hierarchy[0][index][3] == -1:
+                continue
+            x, y, cw, ch = cv2.boundingRect(contour)
+            area = cv2.contourArea(contour)
+            if cw < 18 * ppt or ch < 9 * ppt or area < 0.3 * cw * ch:
+                continue
+            perimeter = cv2.arcLength(contour, True)
+            approx = cv2.approxPolyDP(contour, 0.012 * perimeter, True).reshape(-1, 2)
+            pts = _grow(approx.astype(float), stroke * 0.8)
+            bbox = BBox(x * sx - stroke * sx, y * sy - stroke * sy, (x + cw) * sx + stroke * sx,
+                        (y + ch) * sy + stroke * sy)
+            kind = "polygon"
+            if len(approx) > 4 and area > 0.85 * cw * ch:
+                kind = "rounded"
+            prims.shapes.append(Shape(tuple(to_pt(px, py) for px, py in pts), bbox, False, True, kind))
+            cv2.drawContours(interior, [contour], -1, 255, thickness=cv2.FILLED)
+            cv2.drawContours(box_mask, [contour], -1, 255, thickness=cv2.FILLED)
+            cv2.drawContours(box_mask, [contour], -1, 255, thickness=2 * stroke + 3)
+    inner = cv2.erode(interior, np.ones((3, 3), np.uint8), iterations=max(1, stroke // 2))
+    outside = cv2.bitwise_and(ink, cv2.bitwise_not(box_mask))
+
+    # split the ink outside boxes into glyphs (labels, footers) and connector strokes
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(outside, connectivity=8)
+    glyph_mask = np.zeros_like(ink)
+    glyph_max = 18 * ppt
+    dash_like = []
+    glyph_boxes = []
+    for label in range(1, count):
+        x, y, cw, ch, area = stats[label]
+        if cw <= glyph_max and ch <= glyph_max:
+            if ch <= 2.0 * ppt and cw >= 2 * ch and cw >= 2.5 * ppt:
+                dash_like.append(label)
+            else:
+                glyph_boxes.append((x, y, x + cw, y + ch))
+                glyph_mask[labels == label] = 255
+    for label in dash_like:
+        x, y, cw, ch, _ = stats[label]
+        left = any(abs(gx1 - x) <= 3 * ppt and gy0 <= y + ch and gy1 >= y for gx0, gy0, gx1, gy1 in glyph_boxes)
+        right = any(abs(gx0 - (x + cw)) <= 3 * ppt and gy0 <= y + ch and gy1 >= y
+                    for gx0, gy0, gx1, gy1 in glyph_boxes)
+        if left and right:
+            glyph_mask[labels == label] = 255
+    strokes = cv2.bitwise_and(outside, cv2.bitwise_not(glyph_mask))
+
+    # arrowheads: what survives an opening wider than a line stroke
+    k = max(3, int(round(2.6 * ppt)))
+    opened = cv2.morphologyEx(strokes, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    head_contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in head_contours:
+        x, y, cw, ch = cv2.boundingRect(contour)
+        if cw * ch < (2.0 * ppt) ** 2:
+            continue
+        pts = _grow(cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(float), k / 2)
+        bbox = BBox((x - k / 2) * sx, (y - k / 2) * sy, (x + cw + k / 2) * sx, (y + ch + k / 2) * sy)
+        shape = Shape(tuple(to_pt(px, py) for px, py in pts), bbox, True, False, "polygon")
+        if max(bbox.width, bbox.height) <= 22:
+            prims.arrowheads.append(shape)
+        else:
+            prims.shapes.append(shape)
+
+    # connector strokes as straight segments (gaps of dashed lines bridged)
+    bridged = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    found = cv2.HoughLinesP(bridged, 1, np.pi / 180, threshold=max(8, int(4 * ppt)),
+                            minLineLength=max(6, int(4 * ppt)), maxLineGap=max(4, int(4 * ppt)))
+    if found is not None:
+        for x1, y1, x2, y2 in found.reshape(-1, 4):
+            prims.segments.append(Segment(to_pt(x1, y1), to_pt(x2, y2)))
+
+    # OCR once on an image holding only text pixels
+    text_mask = cv2.bitwise_or(cv2.bitwise_and(ink, inner), glyph_mask)
+    text_mask = cv2.dilate(text_mask, np.ones((3, 3), np.uint8))
+    text_image = np.where(text_mask > 0, gray, 255).astype(np.uint8)
+    if np.count_nonzero(text_mask) > 0:
+        prims.tokens = _tokens_from_hocr(ocr_hocr(text_image), gray, sx, sy)
+    return prims
+
+
+def _grow(points: np.ndarray, amount: float) -> list[tuple[float, float]]:
+    if len(points) == 0:
+        return []
+    cx, cy = points[:, 0].mean(), points[:, 1].mean()
+    out = []
+    for px, py in points:
+        d = math.hypot(px - cx, py - cy) or 1.0
+        out.append((px + (px - cx) / d * amount, py + (py - cy) / d * amount))
+    return out
+
+
+_BBOX = re.compile(r"(?:bbox|x_bboxes) (\d+) (\d+) (\d+) (\d+)")
+
+
+def _tokens_from_hocr(hocr: str, gray: np.ndarray, sx: float, sy: float) -> list[Token]:
+    try:
+        root = ET.fromstring(hocr.encode("utf-8"))
+    except ET.ParseError:
+        return []
+    tokens: list[Token] = []
+    for line in root.iter():
+        if "ocr_line" not in (line.get("class") or "") and "ocr_caption" not in (line.get("class") or "") and \
+                "ocr_textfloat" not in (line.get("class") or "") and "ocr_header" not in (line.get("class") or ""):
+            continue
+        words: list[list[_Char]] = []
+        for word in line:
+            if "ocrx_word" not in (word.get("class") or ""):
+                continue
+            chars = []
+            for cinfo in word:
+                match = _BBOX.search(cinfo.get("title") or "")
+                text = (cinfo.text or "")
+                if match and text.strip():
+                    chars.append(_Char(text, tuple(int(v) for v in match.groups())))  # type: ignore[arg-type]
+            conf = re.search(r"x_wconf (\d+)", word.get("title") or "")
+            if chars and not (conf and int(conf[1]) < 25 and not any(c.text.isalnum() for c in chars)):
+                words.append(chars)
+        if not words:
+            continue
+        tokens.extend(_line_tokens(words, gray, sx, sy))
+    return tokens
+
+
+def _line_tokens(words: list[list[_Char]], gray: np.ndarray, sx: float, sy: float) -> list[Token]:
+    chars = [c for word in words for c in word]
+    heights = [c.box[3] - c.box[1] for c in chars]
+    med_h = statistics.median(heights)
+    regular = [c for c in chars if c.box[3] - c.box[1] >= 0.75 * med_h and c.text not in DESCENDERS] or chars
+    baseline = statistics.median(c.box[3] for c in regular)
+    full_h = max(statistics.median(c.box[3] - c.box[1] for c in regular), 1)
+    size = full_h * sy / 0.72
+    out: list[Token] = []
+    for wi, word in enumerate(words):
+        if wi:
+            prev = words[wi - 1][-1].box
+            out.append(Token(" ", BBox(prev[2] * sx, prev[1] * sy, word[0].box[0] * sx, prev[3] * sy), size))
+        run: list[_Char] = []
+        for char in word + [None]:  # type: ignore[list-item]
+            raised = char is not None and (char.box[3] < baseline - 0.3 * full_h) and (
+                char.box[3] - char.box[1] < 0.8 * full_h) and char.box[1] <= baseline - 0.85 * full_h and (
+                char.text not in "-\u2013\u2014_=~")
+            if raised:
+                run.append(char)
+                continue
+            if run:
+                out.extend(_marker_tokens(run, gray, sx, sy, size))
+                run = []
+            if char is not None:
+                x0, y0, x1, y1 = char.box
+                out.append(Token(char.text, BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy), size))
+    return out
+
+
+def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, size: float) -> list[Token]:
+    """Re-read a raised run of small glyphs (footnote markers) enlarged, with a letter/digit whitelist."""
+    x0 = min(c.box[0] for c in run)
+    y0 = min(c.box[1] for c in run)
+    x1 = max(c.box[2] for c in run)
+    y1 = max(c.box[3] for c in run)
+    pad = max(3, (y1 - y0) // 2)
+    crop = gray[max(0, y0 - pad): y1 + pad, max(0, x0 - pad): x1 + pad]
+    text = "".join(c.text for c in run)
+    if crop.size:
+        big = cv2.resize(crop, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+        big = cv2.copyMakeBorder(big, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+        try:
+            hocr = ocr_hocr(big, psm=7 if len(run) > 1 else 10)
+            reread = "".join(re.findall(r"<span class='ocrx_cinfo'[^>]*>([^<]*)</span>", hocr))
+        except Exception:  # a failed re-read keeps tesseract's first guess
+            reread = ""
+        reread = reread.replace(".", ",").lower()
+        reread = "".join(ch for ch in reread if ch in MARKER_CHARS)
+        if reread:
+            text = reread
+    bbox = BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy)
+    return [Token(text, bbox, size * 0.6)]

@@ -1,0 +1,48 @@
+"""The tesseract OCR binary: located with ``shutil.which``, run through pytesseract with a deadline."""
+
+from __future__ import annotations
+
+import shutil
+from functools import lru_cache
+from typing import Any
+
+from dkg.config import get_settings
+from dkg.errors import ServiceError
+
+INSTALL_HINT = "install it with `apt-get install tesseract-ocr tesseract-ocr-eng` (Debian/Ubuntu)"
+
+
+class TesseractNotFoundError(ServiceError):
+    """The tesseract binary is not installed or not on PATH."""
+
+
+@lru_cache(maxsize=1)
+def tesseract_path() -> str:
+    """Absolute path of the tesseract binary named by ``DKG_TESSERACT_CMD`` (default ``tesseract``)."""
+    command = get_settings().tesseract_cmd
+    found = shutil.which(command)
+    if found is None:
+        raise TesseractNotFoundError(f"tesseract binary {command!r} not found on PATH; {INSTALL_HINT}")
+    return found
+
+
+def ocr_hocr(image: Any, psm: int = 11, timeout_s: float = 120.0, lang: str = "eng") -> str:
+    """Run tesseract on a greyscale/RGB numpy image; return hOCR with per-character boxes.
+
+    Raises :class:`ServiceError` when tesseract is missing, fails, or exceeds ``timeout_s``.
+    """
+    import pytesseract
+    from PIL import Image
+
+    pytesseract.pytesseract.tesseract_cmd = tesseract_path()
+    picture = Image.fromarray(image)
+    config = f"--psm {psm} -c hocr_char_boxes=1"
+    try:
+        data = pytesseract.image_to_pdf_or_hocr(picture, lang=lang, extension="hocr", config=config,
+                                               timeout=timeout_s)
+    except RuntimeError as exc:  # pytesseract signals its timeout as RuntimeError
+        raise ServiceError(f"tesseract did not finish within {timeout_s:.0f} s; try a lower --dpi") from exc
+    except pytesseract.TesseractError as exc:
+        raise ServiceError(f"tesseract failed (status {exc.status}): {exc.message}; is the "
+                           f"'{lang}' language pack installed? {INSTALL_HINT}") from exc
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data)
