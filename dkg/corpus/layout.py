@@ -226,6 +226,7 @@ class Connector:
     polylines: list[list[tuple[float, float]]]
     head: tuple[float, float] | None  # arrow tip; the last segment points along the flow
     direction: tuple[float, float]
+    label: Label | None = None  # merged connectors with the same label into one box share it
 
 
 @dataclass
@@ -367,7 +368,8 @@ def _size_node(node: _Node, st: _Style) -> None:
     """Wrap the node's text and set its outer size (su along the flow, sv across)."""
     assert node.box is not None
     node.shape = _shape(node.box, st)
-    text_width = st.text_width * (0.62 if node.shape is Shape.DIAMOND else 1.0)
+    diamond_factor = 0.62 if st.left_to_right else 0.9
+    text_width = st.text_width * (diamond_factor if node.shape is Shape.DIAMOND else 1.0)
     block = wrap(node.box.text, text_width, st.size)
     node.block = block
     w, h = block.width + 2 * PAD, block.height + 2 * PAD
@@ -589,8 +591,13 @@ def layout_page(guideline: Guideline, page: Page, size: float = 8.0, text_width:
             if not dedup or abs(dedup[-1][0] - p[0]) > 1e-6 or abs(dedup[-1][1] - p[1]) > 1e-6:
                 dedup.append(p)
         direction = (1.0, 0.0) if st.left_to_right else (0.0, 1.0)
-        connectors.append(Connector(arrow, [dedup], dedup[-1], direction))
-        if arrow.label:
+        connector = Connector(arrow, [dedup], dedup[-1], direction)
+        connectors.append(connector)
+        shared = next((c.label for c in connectors[:-1] if c.label is not None and c.arrow.to == arrow.to
+                       and c.arrow.label == arrow.label and c.head == connector.head), None)
+        if shared is not None:
+            connector.label = shared
+        elif arrow.label:
             block = _label_block(arrow.label, label_size)
             tip_u, tip_v = nodes[dst].u, nodes[dst].v
             su_, sv_ = (block.width, block.height) if st.left_to_right else (block.height, block.width)
@@ -607,7 +614,8 @@ def layout_page(guideline: Guideline, page: Page, size: float = 8.0, text_width:
                 chosen = Rect(x0, y0, x0 + block.width, y0 + block.height)
             taken.append(chosen)
             line = block_lines(block, chosen.x0, chosen.top)[0]
-            labels.append(Label(arrow.label, chosen, line))
+            connector.label = Label(arrow.label, chosen, line)
+            labels.append(connector.label)
 
     # Notes: a side column of boxes without arrows.
     note_boxes: list[PlacedBox] = []

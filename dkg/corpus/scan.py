@@ -27,7 +27,7 @@ def degrade(image: Image.Image, seed: int) -> Image.Image:
     rotated = gray.rotate(angle, resample=Image.Resampling.BICUBIC, expand=False, fillcolor=255)
     blurred = rotated.filter(ImageFilter.GaussianBlur(radius=float(rng.uniform(0.5, 0.9))))
     pixels = np.asarray(blurred, dtype=np.float32)
-    noisy = pixels + rng.normal(0.0, 9.0, size=pixels.shape).astype(np.float32)
+    noisy = pixels + rng.normal(0.0, 6.0, size=pixels.shape).astype(np.float32)
     # A faint uneven "paper" tone, as flatbed scans have.
     tone = np.linspace(0.0, float(rng.uniform(4.0, 12.0)), pixels.shape[1], dtype=np.float32)
     noisy -= tone[np.newaxis, :]
