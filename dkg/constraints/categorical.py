@@ -42,14 +42,15 @@ _EXTRA_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
     ("response", "cr"): (r"complete\s+(?:response|remission)", r"cr", r"mrd-\w+\s+cr"),
     ("response", "less_than_cr"): (r"(?:less\s+than|<)\s*(?:a\s+)?(?:cr|complete\s+(?:response|remission))",
                                    r"no\s+(?:cr|complete\s+(?:response|remission))"),
-    ("response", "pr"): (r"partial\s+(?:response|remission)",),
-    ("response", "stable"): (r"stable\s+disease",),
-    ("response", "progression"): (r"progressive\s+disease", r"(?:disease\s+)?progression", r"progressing"),
+    ("response", "pr"): (r"partial\s+(?:response|remission)", r"pr"),
+    ("response", "stable"): (r"stable\s+disease", r"stable"),
+    ("response", "progression"): (r"progressive\s+disease", r"(?:disease\s+)?progression", r"progressing",
+                                  r"progressive"),
     ("response", "good"): (r"good\s+(?:histologic(?:al)?\s+)?response",),
     ("response", "poor"): (r"poor\s+(?:histologic(?:al)?\s+)?response",),
     ("disease_status", "relapsed"): (r"relapsed?", r"relapsing"),
     ("disease_status", "refractory"): (r"refractory",),
-    ("disease_status", "recurrent"): (r"recurrent", r"recurrence", r"recurred"),
+    ("disease_status", "recurrent"): (r"recurrent", r"(?<!risk\sof\s)(?<!of\s)recurrence(?!\s+risk)", r"recurred"),
     ("disease_status", "newly_diagnosed"): (r"newly\s+diagnosed", r"new\s+diagnosis", r"de\s+novo"),
     ("resectable", "yes"): (r"resectable", r"operable", r"amenable\s+to\s+(?:surgery|resection)"),
     ("resectable", "no"): (r"unresectable", r"non-?\s?resectable", r"not\s+resectable", r"inoperable",
@@ -66,29 +67,30 @@ _EXTRA_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
     ("histology", "non_clear_cell"): (r"non-?\s?clear[-\s]cell",),
     ("histology", "clear_cell"): (r"clear[-\s]cell",),
     ("histology", "ewing"): (r"ewing(?:'s)?\s+sarcoma",),
-    ("margin", "negative"): (r"r0(?:\s+resection)?", r"(?:negative|wide|clear)\s+margins?", r"margin-negative"),
-    ("margin", "positive"): (r"r[12](?:\s+resection)?", r"positive\s+margins?", r"margin-positive"),
-    ("margin", "close"): (r"close\s+margins?",),
-    ("prior_therapy", "none"): (r"(?:previously\s+)?untreated", r"treatment-?\s?na[iï]ve", r"no\s+prior\s+(?:therapy|treatment)",
-                                r"therapy-?\s?na[iï]ve"),
+    ("margin", "negative"): (r"r0(?:\s+resection)?", r"margin-negative"),
+    ("margin", "positive"): (r"r[12](?:\s+resection)?", r"margin-positive"),
+    ("prior_therapy", "none"): (r"(?:previously\s+)?untreated", r"treatment-?\s?na[iï]ve",
+                                r"no\s+prior\s+(?:therapy|treatment)", r"therapy-?\s?na[iï]ve"),
     ("comorbidity", "diabetes"): (r"diabetes(?:\s+mellitus)?", r"diabetic"),
     ("comorbidity", "cardiac"): (r"(?:cardiac|heart)\s+(?:disease|dysfunction|failure|comorbidit(?:y|ies))",),
     ("comorbidity", "renal"): (r"(?:renal|kidney)\s+(?:disease|dysfunction|failure|impairment|insufficiency)",),
     ("comorbidity", "liver"): (r"(?:liver|hepatic)\s+(?:disease|dysfunction|failure|impairment|insufficiency)",),
     ("comorbidity", "pulmonary"): (r"(?:pulmonary|lung)\s+(?:disease|dysfunction)",),
-    ("site", "extremity"): (r"(?<!to\s)(?<!to\sthe\s)(?:extremity|extremities|limb)",),
+    ("site", "extremity"): (r"(?<!to\s)(?<!to\sthe\s)(?:extremity|extremities)",),
     ("site", "axial"): (r"axial",),
-    ("site", "pelvis"): (r"(?<!to\s)(?<!to\sthe\s)(?:pelvis|pelvic)(?=\s+(?:tumou?r|primary|site|lesion|disease)|$)",),
+    ("site", "pelvis"): (r"(?<!to\s)(?<!to\sthe\s)(?:pelvis|pelvic)",),
     ("site", "chest_wall"): (r"chest\s+wall",),
     ("risk", "very_high"): (r"very\s+high[-\s]risk",),
     ("histology", "anaplastic"): (r"anaplastic",),
+    ("metastasis", "cns"): (r"(?:isolated\s+)?cns\s+(?:relapse|involvement|disease|leuka?emia|metastas[ie]s)",),
     ("histology", "papillary"): (r"papillary",),
     ("histology", "chromophobe"): (r"chromophobe",),
     ("histology", "chondrosarcoma"): (r"chondrosarcoma",),
     ("histology", "osteosarcoma"): (r"osteosarcoma",),
 }
 # Therapies named as treatments, not patient properties; blanked before any rule reads them.
-_NOT_PATIENT = re.compile(r"\bcar[-\s]?t(?:-?\s?cells?)?(?:\s+(?:cell\s+)?therapy)?\b")
+_NOT_PATIENT = re.compile(r"\bcar[-\s]?t(?:-?\s?cells?)?(?:\s+(?:cell\s+)?therapy)?\b"
+                          r"|\bto\s+(?:negative|clear|wide)\s+margins?\b")
 
 # Head words of keys whose values are often bare words ("lung", "persistent") that would be
 # ambiguous without them; values are read before or after the head, coordinated.
@@ -98,16 +100,18 @@ _HEADS: dict[str, str] = {
     "mrd": r"mrd|minimal\s+residual\s+disease|measurable\s+residual\s+disease",
     "risk": r"[-\s]?risk(?:\s+group|\s+disease)?",
     "grade": r"[-\s]?grade",
-    "margin": r"margins?",
+    "margin": r"(?<!to\s)margins?",
     "response": r"response|remission",
-    "prior_therapy": (r"prior|previous(?:ly)?(?:\s+(?:treated|received))?(?:\s+with)?|after|following|post-?|"
+    "histology": r"anaplasia",
+    "prior_therapy": (r"(?:prior|previous(?:ly)?(?:\s+(?:treated|received))?(?:\s+with)?|after|following|"
                       r"failure\s+of|failed|refractory\s+to|resistant\s+to|intoleran(?:t|ce)\s+(?:to|of)|"
-                      r"pretreated\s+with|exposure\s+to|received"),
+                      r"pretreated\s+with|exposure\s+to|received)(?:\s+(?:cranial|systemic|adjuvant|neoadjuvant|"
+                      r"intensive|first-line|front-?line|induction|initial))?"),
 }
 _HEAD_VALUES: dict[str, dict[str, str]] = {
     "comorbidity": {"diabetes": r"diabetes|diabetic", "liver": r"liver|hepatic", "cardiac": r"cardiac|heart",
                     "renal": r"renal|kidney", "pulmonary": r"pulmonary|lung"},
-    "metastasis": {"lung": r"lungs?|pulmonary", "bone_marrow": r"bone\s+marrow", "bone": r"bones?|osseous",
+    "metastasis": {"lung": r"lungs?(?:-only)?|pulmonary", "bone_marrow": r"bone\s+marrow", "bone": r"bones?|osseous",
                    "brain": r"brain", "liver": r"liver|hepatic", "cns": r"cns|central\s+nervous\s+system"},
     "mrd": {"persistent": r"persistent|persisting", "rising": r"rising|increasing",
             "positive": r"positive|detectable|\+", "negative": r"negative|undetectable"},
@@ -116,10 +120,11 @@ _HEAD_VALUES: dict[str, dict[str, str]] = {
     "grade": {"low": r"low", "intermediate": r"intermediate", "high": r"high"},
     "margin": {"negative": r"negative|wide|clear", "positive": r"positive|involved", "close": r"close"},
     "response": {"cr": r"complete", "pr": r"partial", "good": r"good", "poor": r"poor"},
+    "histology": {"focal_anaplasia": r"focal", "diffuse_anaplasia": r"diffuse"},
     "prior_therapy": {"tki": r"tkis?|tyrosine\s+kinase\s+inhibitors?", "chemotherapy": r"chemotherapy|chemo",
                       "radiation": r"radiation(?:\s+therapy)?|radiotherapy|rt",
                       "immunotherapy": r"immunotherapy|checkpoint\s+inhibitors?|immune\s+checkpoint\s+inhibitors?",
-                      "surgery": r"surgery|resection",
+                      "surgery": r"surgery|resection|nephrectomy|excision|amputation|surgical\s+resection",
                       "transplant": r"(?:allogeneic\s+|allo-?)?(?:hct|sct|hsct|stem\s+cell\s+transplant(?:ation)?|"
                                     r"transplant(?:ation)?)"},
 }
@@ -134,7 +139,6 @@ _POLARITY: dict[str, tuple[str, dict[str, str]]] = {
            {"positive": "+", "+": "+", "negative": "-", "-": "-"}),
     "mrd": (r"mrd|minimal\s+residual\s+disease|measurable\s+residual\s+disease",
             {"positive": "positive", "+": "positive", "negative": "negative", "-": "negative"}),
-    "margin": (r"margins?", {"positive": "positive", "negative": "negative"}),
 }
 _ROMAN = {"i": "I", "ii": "II", "iii": "III", "iv": "IV", "v": "V", "1": "I", "2": "II", "3": "III", "4": "IV",
           "5": "V"}
@@ -170,6 +174,8 @@ def _fixed_phrases() -> list[tuple[str, str, re.Pattern[str]]]:
         for value, synonyms in spec.values.items():
             if spec.name in ("prior_therapy", "metastasis", "mrd") and value not in ("none", "any"):
                 continue  # bare site/therapy words need their head word ("lung metastases", "prior TKI")
+            if spec.name in ("margin", "risk", "grade") or value in ("focal_anaplasia", "diffuse_anaplasia"):
+                continue  # read by the head rule, which also sees coordinated values ("close or positive margins")
             for synonym in synonyms:
                 if re.search(r"[\s-]", synonym) and not re.match(r"^[a-z]+-(?:positive|negative)$", synonym):
                     table.append((spec.name, value, re.escape(synonym).replace(r"\ ", r"\s+")))
@@ -217,9 +223,27 @@ def _find_stage(text: str) -> tuple[list[Found], str]:
     return found, text
 
 
-def _find_fixed(text: str) -> tuple[list[Found], str]:
+_GRADE_NUMBER = re.compile(rf"{_B}grade\s+([1-3])(?:\s*(?:to|or|and|-|/)\s*([1-3]))?{_E}")
+_GRADE_NAMES = {1: "low", 2: "intermediate", 3: "high"}
+
+
+def _find_grade_numbers(text: str) -> tuple[list[Found], str]:
+    """"Grade 1" → low, "grade 2-3" → {intermediate, high} (three-tier grading)."""
+    found: list[Found] = []
+    for match in _GRADE_NUMBER.finditer(text):
+        lo = int(match[1])
+        hi = int(match[2]) if match[2] else lo
+        values = tuple(_GRADE_NAMES[g] for g in range(min(lo, hi), max(lo, hi) + 1))
+        found.append(Found("grade", values, match.start(), match.end(), "or" if len(values) > 1 else ""))
+        text = _blank(text, match.start(), match.end())
+    return found, text
+
+
+def _find_fixed(text: str, multiword: bool | None = None) -> tuple[list[Found], str]:
     found: list[Found] = []
     for key, value, pattern in _FIXED:
+        if multiword is not None and (r"\s" in pattern.pattern) != multiword:
+            continue
         for match in pattern.finditer(text):
             found.append(Found(key, (value,), match.start(), match.end(), ""))
             text = _blank(text, match.start(), match.end())
@@ -291,7 +315,9 @@ def find_categorical(text: str, negated: bool = False) -> list[Constraint]:
     found: list[Found] = []
     text = _NOT_PATIENT.sub(lambda m: " " * len(m.group(0)), text)
     remaining = text
-    for step in (_find_polarity, _find_stage, _find_bare_negated_heads, _find_heads, _find_fixed):
+    steps = (_find_polarity, _find_stage, _find_grade_numbers, _find_bare_negated_heads,
+             lambda t: _find_fixed(t, multiword=True), _find_heads, lambda t: _find_fixed(t, multiword=False))
+    for step in steps:
         more, remaining = step(remaining)
         found.extend(more)
     # A negator that is part of a matched phrase ("without substantial comorbidities") negates nothing else.

@@ -37,6 +37,7 @@ _SUBSTITUTIONS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:at\s+most|no\s+more\s+than|not\s+more\s+than|no\s+older\s+than|up\s+to|maximum(?:\s+of)?)"
                 r"\s+(?:age\s+)?(?=\d)"), "≤ "),
     (re.compile(r"\b(?:less|younger|fewer|lower|smaller)\s+than\s+(?:age\s+)?(?=\d)"), "< "),
+    (re.compile(r"\b(?:before|prior\s+to)\s+age\s+(?=\d)"), "age < "),
     (re.compile(r"\b(?:under|below|beneath)\s+(?:age\s+|the\s+age\s+of\s+)?(?=\d)"), "< "),
     (re.compile(r"\b(?:greater|more|older|higher|larger|bigger)\s+than\s+(?:age\s+)?(?=\d)"), "> "),
     (re.compile(r"\b(?:over|above|exceeding|beyond)\s+(?:age\s+|the\s+age\s+of\s+)?(?=\d)"), "> "),
@@ -74,6 +75,10 @@ class NumericMention:
     high: float | None
     key: str | None
     cue_adjacent: bool
+
+
+_DURATION_BEFORE = re.compile(r"\b(?:for|every|within|during|until|x|over|at)\s*(?:[<>≤≥=]\s*)?$")
+_FROM_DIAGNOSIS = re.compile(r"^\s*(?:from|after|since|of)\s+(?:the\s+)?(?:initial\s+|original\s+)?diagnosis")
 
 
 def _unit_key(unit: str | None, text: str) -> str | None:
@@ -116,6 +121,11 @@ def find_numeric(text: str) -> tuple[list[Constraint], list[tuple[int, int]]]:
         cue, adjacent = _cue_before(text, start)
         key = _unit_key(unit, text) or cue
         scale = 1 / 12 if unit and unit.startswith(("mo", "month")) else 1.0
+        if key == "age" and unit and _FROM_DIAGNOSIS.match(text[match.end():]):
+            # "relapse less than 24 months from diagnosis": an interval, counted in months.
+            key, scale = "time_to_relapse", (1.0 if unit.startswith(("mo", "month")) else 12.0)
+        elif key == "age" and not (cue == "age" and adjacent) and _DURATION_BEFORE.search(text[:start]):
+            continue  # "for at least 2 years", "every 3 months": a duration, not an age
         low = float(match["a"]) * scale
         high = float(match["b"]) * scale if match["b"] else None
         mentions.append(NumericMention(start, match.end(), _OPS.get(match["op"] or ""), low, high, key,
@@ -142,6 +152,11 @@ def find_numeric(text: str) -> tuple[list[Constraint], list[tuple[int, int]]]:
             lo, hi = sorted((mention.low, mention.high))
             op, value = Op.IN, (lo, hi)
             numbers = [lo, hi]
+            # A range reaching the scale's end is a one-sided bound: "ECOG 0-1" is PS <= 1.
+            if spec.minimum is not None and lo == spec.minimum:
+                op, value = Op.LE, hi
+            elif spec.maximum is not None and hi == spec.maximum:
+                op, value = Op.GE, lo
         elif mention.op is not None and mention.high is None:
             op, value, numbers = mention.op, mention.low, [mention.low]
         elif mention.op is None and mention.high is None and mention.cue_adjacent:

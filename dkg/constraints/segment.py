@@ -35,6 +35,7 @@ class Phrase:
 
     words: tuple[str, ...]
     negated: bool = False
+    tags: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -62,32 +63,68 @@ def _distinct_statements(parts: list[list[str]], probe: KeyProbe) -> bool:
     return sum(len(k) for k in keysets) == len(set().union(*keysets))
 
 
+def _runs(node: Tree) -> list[Tree]:
+    """Children grouped into runs between separators; a run of several children becomes one node."""
+    runs: list[list[Tree]] = [[]]
+    for child in node.children:
+        if _is_separator(child):
+            runs.append([])
+        else:
+            runs[-1].append(child)
+    return [run[0] if len(run) == 1 else Tree(node.label, run) for run in runs if run]
+
+
 def _needs_split(node: Tree, probe: KeyProbe) -> bool:
     if node.is_leaf or node.is_preterminal:
         return False
     if any(_is_separator(c) for c in node.children):
-        parts = [c.leaves() for c in node.children if not _is_separator(c)]
-        if _distinct_statements(parts, probe):
+        if _distinct_statements([run.leaves() for run in _runs(node)], probe):
             return True
     return any(_needs_split(c, probe) for c in node.children)
 
 
+def _phrase(node: Tree, negated: bool) -> list[Phrase]:
+    pairs = node.tagged() if not node.is_leaf else [(node.word or "", "")]
+    if not pairs:
+        return []
+    words, tags = zip(*pairs, strict=True)
+    return [Phrase(tuple(words), negated, tuple(tags))]
+
+
 def tree_phrases(tree: Tree, probe: KeyProbe, negated: bool = False) -> list[Phrase]:
     """Phrases of a constituency tree (see the module docstring)."""
-    if tree.is_leaf:
-        return [Phrase((tree.word or "",), negated)]
-    if not _needs_split(tree, probe):
-        words = tree.leaves()
-        return [Phrase(tuple(words), negated)] if words else []
+    if tree.is_leaf or not _needs_split(tree, probe):
+        return _phrase(tree, negated)
     phrases: list[Phrase] = []
     negate_rest = negated
-    for child in tree.children:
+    split_here = any(_is_separator(c) for c in tree.children) and _distinct_statements(
+        [run.leaves() for run in _runs(tree)], probe)
+    # Without a split at this node, a child that states nothing alone ("Necrosis" before "≥ 90%")
+    # is a modifier of its neighbour, so its words join the next phrase.
+    pending: list[tuple[str, str]] = []
+    for child in (_runs(tree) if split_here else tree.children):
         if _is_separator(child):
             continue
         if child.is_preterminal and child.leaves()[0].lower() in _NEGATORS:
             negate_rest = True
             continue
-        phrases.extend(tree_phrases(child, probe, negate_rest))
+        if not split_here and not probe(child.leaves()):
+            pending.extend(child.tagged() if not child.is_leaf else [(child.word or "", "")])
+            continue
+        parts = tree_phrases(child, probe, negate_rest)
+        if pending and parts:
+            first = parts[0]
+            words, tags = zip(*pending, strict=True)
+            parts[0] = Phrase(tuple(words) + first.words, first.negated, tuple(tags) + first.tags)
+            pending = []
+        phrases.extend(parts)
+    if pending:
+        words, tags = zip(*pending, strict=True)
+        if phrases:
+            last = phrases[-1]
+            phrases[-1] = Phrase(last.words + tuple(words), last.negated, last.tags + tuple(tags))
+        else:
+            phrases.append(Phrase(tuple(words), negate_rest, tuple(tags)))
     return phrases
 
 
