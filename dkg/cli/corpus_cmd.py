@@ -12,6 +12,7 @@ from dkg.cli.common import app, console, friendly_errors
 from dkg.corpus import build
 from dkg.corpus.changes import apply_changes, structure
 from dkg.corpus.expand import counts
+from dkg.corpus.layout import glyph_problems
 from dkg.corpus.model import (
     CHANGES_FILE,
     GUIDELINES_DIR,
@@ -39,6 +40,9 @@ def _validate_one(path: Path) -> str:
             raise CorpusSourceError(path, ["the change list alters structure (pages, boxes or arrows)"])
         return f"{len(change_list.changes)} changes apply cleanly"
     guideline = load_guideline(path)
+    problems = glyph_problems(guideline)
+    if problems:
+        raise CorpusSourceError(path, problems)
     c = counts(guideline)
     return f"{len(guideline.pages)} pages, {c.nodes} nodes, {c.decision} decision, {c.relations} relations"
 

@@ -690,12 +690,28 @@ def _footnote_blocks(guideline: Guideline, page: Page, content_w: float) -> list
 
 def layout_guideline(guideline: Guideline) -> list[PageLayout]:
     """Lay out every page of a guideline (letter landscape, larger only where a flow needs it)."""
-    problems = [f"page {p.code}, box {b.id}: characters {''.join(unsupported_chars(b.text))!r} have no glyph "
-                "in the PDF font; use plain text (e.g. '->' or words)"
-                for p, b in guideline.boxes() if unsupported_chars(b.text)]
+    problems = glyph_problems(guideline)
     if problems:
-        raise CorpusError("; ".join(problems))
+        raise CorpusError(f"{guideline.guideline} {guideline.version}: " + "; ".join(problems))
     return [fit_page(guideline, page) for page in guideline.pages]
+
+
+def glyph_problems(guideline: Guideline) -> list[str]:
+    """Texts holding characters the PDF font cannot draw (they would print as empty boxes)."""
+    texts = [("title", guideline.title)]
+    texts += [(f"footnote {key}", text) for key, text in guideline.footnotes.items()]
+    for page in guideline.pages:
+        texts.append((f"page {page.code} title", page.title))
+        texts += [(f"page {page.code}, box {b.id}", b.text) for b in page.boxes]
+        texts += [(f"page {page.code}, arrow {a.from_}->{a.to} label", a.label) for a in page.arrows]
+    problems = []
+    for where, text in texts:
+        missing = unsupported_chars(text)
+        if missing:
+            names = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in missing)
+            problems.append(f"{where}: {names} has no glyph in the PDF font (Bitstream Vera); "
+                            "write it out (e.g. 'alpha', '->')")
+    return problems
 
 
 FITS: tuple[tuple[float, float], ...] = tuple(

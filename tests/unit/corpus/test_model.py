@@ -133,3 +133,12 @@ def test_invalid_yaml_names_the_file(tmp_path: Path) -> None:
     path.write_text("pages: [\n", encoding="utf-8")
     with pytest.raises(CorpusSourceError, match=r"(?s)1\.2026\.yaml.*not valid YAML"):
         load_guideline(path)
+
+
+def test_characters_without_a_glyph_are_reported(raw: dict[str, Any]) -> None:
+    from dkg.corpus.layout import glyph_problems
+
+    raw["footnotes"]["c"] = "HIF-2α inhibitor"
+    problems = glyph_problems(parse_guideline(raw))
+    assert problems == ["footnote c: 'α' (U+03B1) has no glyph in the PDF font (Bitstream Vera); "
+                        "write it out (e.g. 'alpha', '->')"]
