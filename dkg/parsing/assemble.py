@@ -122,10 +122,14 @@ def assemble(prims: PagePrimitives) -> PageLayout:
             free.append(token)
     boxes: list[RawBox] = []
     for shape, cand in zip(prims.shapes, candidates, strict=True):
-        if any(t.text.strip() for t in cand.tokens):
-            boxes.append(cand)
-        elif max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX and shape.filled:
+        small_filled = max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX and shape.filled
+        visible = [t for t in cand.tokens if t.text.strip()]
+        if small_filled and len(visible) <= 2:
+            # a label glyph that strays onto an arrowhead does not make the arrowhead a box
+            free.extend(cand.tokens)
             arrowheads.append(shape)
+        elif visible:
+            boxes.append(cand)
         else:
             empties.append(shape)
     boxes = _merge_bands(boxes, free)
@@ -220,6 +224,9 @@ def _drop_border_segments(segments: list[Segment], boxes: list[RawBox]) -> list[
                 if not inner.contains_point(mid) or box.kind == "diamond":
                     on_border = True
                     break
+            if box.bbox.expand(-1.0).contains_point(seg.a) and box.bbox.expand(-1.0).contains_point(seg.b):
+                on_border = True  # underlines and rules inside a box are text decoration
+                break
         if not on_border:
             out.append(seg)
     return out
@@ -234,9 +241,63 @@ def _box_distance(box: RawBox, point: Point) -> float:
     return box.bbox.distance_to_point(point)
 
 
+def _head_target(head: Shape, boxes: list[RawBox]) -> int | None:
+    near = [(_box_distance(b, head.bbox.center) - max(head.bbox.width, head.bbox.height) / 2, bi)
+            for bi, b in enumerate(boxes)]
+    near = [(d, bi) for d, bi in near if d <= ATTACH_TOL]
+    return min(near)[1] if near else None
+
+
+def _complete_paths(segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox],
+                    head_targets: list[int | None]) -> list[tuple[list[int], int, int, int]]:
+    """Stroke paths drawn as one arrow each: ``(segment indices, source box, target box, arrowhead)``."""
+    units: dict[int, list[int]] = {}
+    for index, seg in enumerate(segments):
+        if seg.path >= 0:
+            units.setdefault(seg.path, []).append(index)
+    complete = []
+    for indices in units.values():
+        start, end = segments[indices[0]].a, segments[indices[-1]].b
+        for tip, tail in ((end, start), (start, end)):
+            heads = [k for k, h in enumerate(arrowheads)
+                     if head_targets[k] is not None and h.bbox.expand(TOUCH_TOL).contains_point(tip)]
+            if not heads:
+                continue
+            target = head_targets[heads[0]]
+            sources = [bi for bi, b in enumerate(boxes) if bi != target and _box_distance(b, tail) <= ATTACH_TOL]
+            if sources and target is not None:
+                complete.append((indices, sources[0], target, heads[0]))
+                break
+    return complete
+
+
 def _connector_trees(
     segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox], warnings: list[str]
 ) -> list[RawConnector]:
+    head_targets = [_head_target(h, boxes) for h in arrowheads]
+    connectors: list[RawConnector] = []
+    complete = _complete_paths(segments, arrowheads, boxes, head_targets)
+    done_segments: set[int] = set()
+    done_heads: set[int] = set()
+    for indices, source, target, head in complete:
+        segs = [segments[i] for i in indices]
+        connectors.append(RawConnector([source], [target], segs, "line",
+                                       target_segments={target: set(range(len(segs)))},
+                                       source_segments=set(range(len(segs)))))
+        done_segments.update(indices)
+        done_heads.add(head)
+    rest = [i for i in range(len(segments)) if i not in done_segments]
+    rest_heads = [k for k in range(len(arrowheads)) if k not in done_heads]
+    connectors.extend(_grouped_trees([segments[i] for i in rest], [arrowheads[k] for k in rest_heads],
+                                     [head_targets[k] for k in rest_heads], boxes, warnings, connectors))
+    return connectors
+
+
+def _grouped_trees(
+    segments: list[Segment], arrowheads: list[Shape], head_targets: list[int | None], boxes: list[RawBox],
+    warnings: list[str], complete: list[RawConnector],
+) -> list[RawConnector]:
+    """Connector trees from strokes that are not whole arrows on their own: union touching strokes."""
     n_seg = len(segments)
     n = n_seg + len(arrowheads)
     if n == 0:
@@ -260,14 +321,13 @@ def _connector_trees(
     for group in uf.groups():
         segs = [segments[i] for i in group if i < n_seg]
         heads = [arrowheads[i - n_seg] for i in group if i >= n_seg]
+        head_targets_of = [head_targets[i - n_seg] for i in group if i >= n_seg]
+        if not segs:
+            continue  # a second arrowhead drawn on the tip of a whole arrow
         targets: list[int] = []
         target_segments: dict[int, set[int]] = {}
-        for head in heads:
-            near = [(_box_distance(b, head.bbox.center) - max(head.bbox.width, head.bbox.height) / 2, bi)
-                    for bi, b in enumerate(boxes)]
-            near = [(d, bi) for d, bi in near if d <= ATTACH_TOL]
-            if near:
-                target = min(near)[1]
+        for head, target in zip(heads, head_targets_of, strict=True):
+            if target is not None:
                 targets.append(target)
                 hb = head.bbox.expand(TOUCH_TOL)
                 target_segments.setdefault(target, set()).update(
@@ -286,6 +346,13 @@ def _connector_trees(
         targets = sorted(set(targets))
         if not targets and not touched:
             continue
+        if not targets and touched:
+            # a stroke that merges into a complete arrow shares that arrow's target
+            for other in complete:
+                if any(min(point_segment_distance(p, o.a, o.b) for o in other.segments) <= TOUCH_TOL
+                       for seg in segs for p in (seg.a, seg.b)):
+                    targets.extend(t for t in other.targets if t not in touched)
+            targets = sorted(set(targets))
         directed = True
         if not targets:
             if len(touched) < 2:
@@ -335,19 +402,23 @@ def _assign_labels(blocks: list[TextBlock], connectors: list[RawConnector]) -> l
     for block in blocks:
         bbox = block.bbox
         limit = max(14.0, 1.6 * block.size)
-        best: tuple[float, int, int] | None = None
+        scored: list[tuple[float, int, int]] = []
         for ci, connector in enumerate(connectors):
-            for si, seg in enumerate(connector.segments):
-                d = _segment_bbox_distance(seg, bbox)
-                if d <= limit and (best is None or d < best[0]):
-                    best = (d, ci, si)
-        if best is None:
+            distances = [(_segment_bbox_distance(seg, bbox), si) for si, seg in enumerate(connector.segments)]
+            if distances:
+                d, si = min(distances)
+                if d <= limit:
+                    scored.append((d, ci, si))
+        if not scored:
             leftovers.append(block)
             continue
-        _, ci, si = best
-        connector = connectors[ci]
-        for target in _downstream_targets(connector, si):
-            connector.labels.setdefault(target, []).append(block)
+        best = min(scored)[0]
+        # arrows drawn over the same stroke (merging into one target) share a label placed on it
+        for d, ci, si in scored:
+            if d <= best + 0.75:
+                connector = connectors[ci]
+                for target in _downstream_targets(connector, si):
+                    connector.labels.setdefault(target, []).append(block)
     return leftovers
 
 

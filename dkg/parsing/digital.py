@@ -23,6 +23,24 @@ def _pts(obj: dict[str, Any]) -> list[Point]:
     return [(float(x), float(y)) for x, y in obj.get("pts") or []]
 
 
+def _subpaths(obj: dict[str, Any], pts: list[Point]) -> list[list[Point]]:
+    """Split a path at each move-to, so one drawing operator holding several strokes yields several units."""
+    path = obj.get("path") or []
+    if not path:
+        return [pts]
+    subs: list[list[Point]] = []
+    for command in path:
+        op, *coords = command
+        if not coords:
+            continue
+        point = (float(coords[-1][0]), float(coords[-1][1]))
+        if op == "m" or not subs:
+            subs.append([point])
+        else:
+            subs[-1].append(point)
+    return [sub for sub in subs if len(sub) >= 2]
+
+
 def _closed(obj: dict[str, Any], pts: list[Point]) -> bool:
     path = obj.get("path") or []
     if any(cmd[0] == "h" for cmd in path):
@@ -35,11 +53,17 @@ def _closed(obj: dict[str, Any], pts: list[Point]) -> bool:
 def extract_primitives(page: Any, page_index_by_objid: dict[int, int]) -> PagePrimitives:
     """Read one pdfplumber page into primitives (coordinates in points, origin top-left)."""
     prims = PagePrimitives(page.page_number, float(page.width), float(page.height), "digital")
+    seen: set[tuple[str, int, int]] = set()
     for char in page.chars:
         text = char.get("text", "")
         if not text:
             continue
         bbox = BBox(float(char["x0"]), float(char["top"]), float(char["x1"]), float(char["bottom"]))
+        # the same glyph drawn twice on one spot (fake bold, overlapping labels) is one character
+        key = (text, round(bbox.x0 * 2), round(bbox.top * 2))
+        if key in seen:
+            continue
+        seen.add(key)
         prims.tokens.append(Token(text, bbox, float(char.get("size") or bbox.height)))
 
     for rect in page.rects:
@@ -56,6 +80,7 @@ def extract_primitives(page: Any, page_index_by_objid: dict[int, int]) -> PagePr
         corners = ((bbox.x0, bbox.top), (bbox.x1, bbox.top), (bbox.x1, bbox.bottom), (bbox.x0, bbox.bottom))
         prims.shapes.append(Shape(corners, bbox, bool(rect.get("fill")), bool(rect.get("stroke")), "rect"))
 
+    path_id = 0
     for curve in page.curves:
         pts = _pts(curve)
         if len(pts) < 2:
@@ -71,16 +96,19 @@ def extract_primitives(page: Any, page_index_by_objid: dict[int, int]) -> PagePr
             prims.shapes.append(Shape(tuple(pts), bbox, bool(curve.get("fill")), bool(curve.get("stroke")), kind))
         else:
             dashed = _is_dashed(curve)
-            for a, b in zip(pts, pts[1:], strict=False):
-                if math.dist(a, b) > 0.2:
-                    prims.segments.append(Segment(a, b, dashed))
+            for sub in _subpaths(curve, pts):
+                path_id += 1
+                for a, b in zip(sub, sub[1:], strict=False):
+                    if math.dist(a, b) > 0.2:
+                        prims.segments.append(Segment(a, b, dashed, path_id))
 
     for line in page.lines:
         pts = _pts(line)
         dashed = _is_dashed(line)
+        path_id += 1
         for a, b in zip(pts, pts[1:], strict=False):
             if math.dist(a, b) > 0.2:
-                prims.segments.append(Segment(a, b, dashed))
+                prims.segments.append(Segment(a, b, dashed, path_id))
 
     for annot in page.annots or []:
         target = _link_target(annot, page_index_by_objid, page)

@@ -52,6 +52,7 @@ class Segment:
     a: Point
     b: Point
     dashed: bool = False
+    path: int = -1
 
 
 @dataclass(frozen=True)
