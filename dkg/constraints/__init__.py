@@ -1,0 +1,1 @@
+"""Constraint extraction: guideline sentences → typed patient constraints (see docs/constraints.md)."""

@@ -22,6 +22,8 @@ from dkg.types import Constraint, Op
 
 _FLAT_TOKEN = re.compile(r"[(),;:]|[^\s(),;:]+")
 PARSE_BATCH = 24
+# Longer (pre-processed) sentences are read by the flat rules: the PCFG parser would give a flat tree anyway.
+MAX_PARSE_CHARS = 1500
 
 
 class TreeSource(Protocol):
@@ -163,8 +165,10 @@ class ConstraintExtractor:
             if progress:
                 progress(len(unique))
             return {t: constraints_from_words(tokenize_flat(t)) for t in unique}
-        trees = self.trees(unique, progress)
-        return {t: constraints_from_tree(read_tree(trees[t])) for t in unique}
+        short = [t for t in unique if len(t) <= MAX_PARSE_CHARS]
+        trees = self.trees(short, progress)
+        return {t: constraints_from_tree(read_tree(trees[t])) if t in trees else
+                constraints_from_words(tokenize_flat(t)) for t in unique}
 
     def extract_with_questions(self, sentences: list[str], progress: Callable[[int], None] | None = None
                                ) -> list[tuple[list[Constraint], list[Constraint]]]:

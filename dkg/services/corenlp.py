@@ -63,7 +63,7 @@ def ensure_jars(settings: Settings, download: bool = True) -> Path:
     if not download:
         raise CoreNLPJarsMissingError(
             f"CoreNLP {settings.corenlp_version} is not in {dest}. Fetch it with "
-            "`dkg corenlp fetch` (needs Maven and access to Maven Central) or run the README's setup command."
+            "`dkg extract` once with network access (it fetches them with Maven from Maven Central)."
         )
     return fetch_artifacts(coords, dest, mvn_cmd=settings.mvn_cmd)
 
