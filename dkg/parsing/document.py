@@ -90,7 +90,8 @@ class DocumentParser:
         self.dpi = dpi
         _check_header(path)
         try:
-            self.pdf = stack.enter_context(pdfplumber.open(str(path)))
+            self.pdf = pdfplumber.open(str(path))
+            stack.callback(_safe_close, self.pdf)
             self.page_count = len(self.pdf.pages)
         except Exception as exc:
             raise UnreadablePDFError(_describe_open_error(path, exc)) from exc
@@ -180,12 +181,30 @@ class DocumentParser:
         return None
 
 
-def _describe_open_error(path: Path, exc: Exception) -> str:
-    name = type(exc).__name__
-    text = f"{name} {exc}".lower()
-    if "password" in text or "encrypt" in text:
-        return f"{path} is encrypted; decrypt it first (e.g. qpdf --decrypt in.pdf out.pdf)"
-    return f"{path} is not a readable PDF ({name}: {exc or 'damaged file structure'}); re-export or repair it"
+def _safe_close(pdf: Any) -> None:
+    try:
+        pdf.close()
+    except Exception:  # closing a damaged PDF re-raises its parse error; the caller already reported it
+        log.debug("closing %s failed", pdf, exc_info=True)
+
+
+def _describe_open_error(path: Path, exc: BaseException) -> str:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 8:
+        chain.append(current)
+        nested = [a for a in current.args if isinstance(a, BaseException)]
+        current = current.__cause__ or current.__context__ or (nested[0] if nested else None)
+    text = " ".join(f"{type(e).__name__} {e}" for e in chain).lower()
+    try:
+        with path.open("rb") as handle:
+            encrypted = b"/Encrypt" in handle.read()
+    except OSError:
+        encrypted = False
+    if "password" in text or "encrypt" in text or encrypted:
+        return f"{path} is encrypted (password-protected); decrypt it first, e.g. `qpdf --decrypt in.pdf out.pdf`"
+    detail = str(chain[-1]) or type(chain[-1]).__name__
+    return f"{path} is not a readable PDF ({detail}); the file is damaged or truncated: re-export or repair it"
 
 
 def _footnotes(lines: list[Line], code: str | None) -> dict[str, str]:

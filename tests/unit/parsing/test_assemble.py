@@ -1,0 +1,96 @@
+"""Graph assembly on hand-made primitives (no PDF involved)."""
+
+from __future__ import annotations
+
+from dkg.parsing.assemble import assemble
+from dkg.parsing.geometry import BBox
+from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+
+
+def rect(x0: float, top: float, x1: float, bottom: float) -> Shape:
+    return Shape(((x0, top), (x1, top), (x1, bottom), (x0, bottom)), BBox(x0, top, x1, bottom), False, True, "rect")
+
+
+def head(tip_x: float, tip_y: float) -> Shape:
+    """A filled down-pointing arrowhead whose tip touches y = tip_y."""
+    pts = ((tip_x - 3, tip_y - 7), (tip_x + 3, tip_y - 7), (tip_x, tip_y))
+    return Shape(pts, BBox.around(pts), True, False, "polygon")
+
+
+def text(s: str, x: float, y: float, size: float = 10) -> list[Token]:
+    return [Token(c, BBox(x + i * 5, y, x + i * 5 + 5, y + size), size) for i, c in enumerate(s)]
+
+
+def page(**kw: object) -> PagePrimitives:
+    prims = PagePrimitives(1, 600, 800, "digital")
+    for key, value in kw.items():
+        setattr(prims, key, value)
+    return prims
+
+
+def edges(layout) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    names = {i: "".join(t.text for t in sorted(b.tokens, key=lambda t: t.bbox.x0)) for i, b in enumerate(layout.boxes)}
+    return {(names[s], names[t]) for c in layout.connectors for s in c.sources for t in c.targets}
+
+
+def test_branching_tree_with_labels_goes_to_every_target() -> None:
+    boxes = [rect(200, 100, 300, 140), rect(50, 220, 150, 260), rect(350, 220, 450, 260)]
+    segs = [Segment((250, 140), (250, 180)), Segment((100, 180), (400, 180)),
+            Segment((100, 180), (100, 213)), Segment((400, 180), (400, 213))]
+    prims = page(shapes=boxes, segments=segs, arrowheads=[head(100, 220), head(400, 220)],
+                 tokens=text("Q", 240, 110) + text("A", 90, 230) + text("B", 390, 230)
+                 + text("YES", 104, 195, 8) + text("NO", 404, 195, 8))
+    layout = assemble(prims)
+    assert edges(layout) == {("Q", "A"), ("Q", "B")}
+    connector = layout.connectors[0]
+    labels = {layout.boxes[t].tokens[0].text: [b.lines[0].plain for b in blocks]
+              for t, blocks in connector.labels.items()}
+    assert labels == {"A": ["YES"], "B": ["NO"]}
+
+
+def test_whole_arrow_paths_do_not_cross_talk_when_they_share_a_stroke() -> None:
+    # A->C and B->C drawn as separate paths whose last legs overlap; A->D shares A's first leg.
+    boxes = [rect(50, 100, 150, 140), rect(350, 100, 450, 140), rect(200, 300, 300, 340),
+             rect(50, 300, 150, 340)]
+    segs = [Segment((100, 140), (100, 200), path=1), Segment((100, 200), (250, 200), path=1),
+            Segment((250, 200), (250, 293), path=1),
+            Segment((400, 140), (400, 200), path=2), Segment((400, 200), (250, 200), path=2),
+            Segment((250, 200), (250, 293), path=2),
+            Segment((100, 140), (100, 293), path=3)]
+    prims = page(shapes=boxes, segments=segs, arrowheads=[head(250, 300), head(250, 300), head(100, 300)],
+                 tokens=text("A", 90, 110) + text("B", 390, 110) + text("C", 240, 310) + text("D", 90, 310))
+    assert edges(assemble(prims)) == {("A", "C"), ("B", "C"), ("A", "D")}
+
+
+def test_side_box_without_connector_and_undirected_line() -> None:
+    boxes = [rect(50, 100, 150, 140), rect(50, 200, 150, 240), rect(400, 100, 500, 140)]
+    prims = page(shapes=boxes, segments=[Segment((100, 140), (100, 200))],
+                 tokens=text("A", 90, 110) + text("B", 90, 210) + text("N", 440, 110))
+    layout = assemble(prims)
+    assert edges(layout) == {("A", "B")}
+    assert any("no arrowhead" in w for w in layout.warnings)
+
+
+def test_block_arrow_polygon_is_a_connector() -> None:
+    boxes = [rect(50, 100, 150, 140), rect(50, 200, 150, 240)]
+    arrow = ((94, 143), (106, 143), (106, 188), (112, 188), (100, 198), (88, 188), (94, 188))
+    prims = page(shapes=boxes + [Shape(arrow, BBox.around(arrow), True, True, "polygon")],
+                 tokens=text("A", 90, 110) + text("B", 90, 210))
+    layout = assemble(prims)
+    assert edges(layout) == {("A", "B")}
+    assert layout.connectors[0].kind == "block"
+
+
+def test_title_band_merges_into_its_box_and_frames_are_not_boxes() -> None:
+    outer, band, other = rect(50, 100, 200, 180), rect(50, 100, 200, 118), rect(300, 100, 450, 180)
+    frame = rect(10, 10, 590, 790)
+    prims = page(shapes=[frame, outer, band, other],
+                 tokens=text("Title", 60, 104) + text("Body", 60, 140) + text("X", 360, 140))
+    layout = assemble(prims)
+    assert len(layout.boxes) == 2
+    assert sorted(len(b.tokens) for b in layout.boxes) == [1, 9]
+
+
+def test_footer_code_found() -> None:
+    prims = page(shapes=[rect(50, 100, 150, 140)], tokens=text("A", 90, 110) + text("ALL-7", 500, 770))
+    assert assemble(prims).code == "ALL-7"
