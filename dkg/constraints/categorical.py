@@ -39,7 +39,8 @@ _EXTRA_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
     ("metastasis", "none"): (r"(?:no|without)\s+(?:evidence\s+of\s+)?(?:distant\s+)?metastas[ie]s",
                              r"non-?\s?metastatic", r"locali[sz]ed(?:\s+disease)?", r"m0"),
     ("metastasis", "any"): (r"metastatic(?:\s+disease)?", r"distant\s+metastas[ie]s", r"m1", r"metastas[ie]s"),
-    ("response", "cr"): (r"complete\s+(?:response|remission)", r"cr", r"mrd-\w+\s+cr"),
+    ("response", "cr"): (r"complete\s+(?:response|remission)", r"cr[12]?", r"mrd-\w+\s+cr",
+                         r"(?:first|second)\s+(?:complete\s+)?remission"),
     ("response", "less_than_cr"): (r"(?:less\s+than|<)\s*(?:a\s+)?(?:cr|complete\s+(?:response|remission))",
                                    r"no\s+(?:cr|complete\s+(?:response|remission))"),
     ("response", "pr"): (r"partial\s+(?:response|remission)", r"pr"),
@@ -242,9 +243,9 @@ def _find_grade_numbers(text: str) -> tuple[list[Found], str]:
 def _find_fixed(text: str, multiword: bool | None = None) -> tuple[list[Found], str]:
     found: list[Found] = []
     for key, value, pattern in _FIXED:
-        if multiword is not None and (r"\s" in pattern.pattern) != multiword:
-            continue
         for match in pattern.finditer(text):
+            if multiword is not None and (" " in match.group(0).strip()) != multiword:
+                continue
             found.append(Found(key, (value,), match.start(), match.end(), ""))
             text = _blank(text, match.start(), match.end())
     return found, text
@@ -261,7 +262,7 @@ def _read_values(key: str, chunk: str, open_values: bool) -> list[str]:
         if not part:
             continue
         for value, pattern in _HEAD_VALUES[key].items():
-            if re.fullmatch(rf"(?:the\s+)?(?:{pattern})", part):
+            if re.fullmatch(rf"(?:(?:the|a|an)\s+)?(?:{pattern})", part):
                 values.append(value)
                 break
         else:
@@ -286,7 +287,7 @@ def _find_heads(text: str) -> tuple[list[Found], str]:
                                        _joiner(match[1])))
                     text = _blank(text, match.start(), match.end())
         word = r"[a-z][a-z0-9_]*" if key in _OPEN_AFTER else rf"(?:{_value_alternation(key)})"
-        item = rf"(?:the\s+)?(?:{word})"
+        item = rf"(?:(?:the|a|an)\s+)?(?:{word})"
         preposition = r"(?:of|to|in|involving|including|such\s+as|like|:)" + ("" if key in _OPEN_AFTER else "?")
         after = re.compile(
             rf"{_B}(?:{head})\s*{preposition}\s*"
