@@ -1,0 +1,152 @@
+"""Builder, curation and revision against the real Neo4j."""
+
+from __future__ import annotations
+
+import pytest
+
+from dkg.errors import BuildError, ConstraintError, CurationError
+from dkg.graph.build_input import read_constrained_csv
+from dkg.graph.builder import build, graph_counts
+from dkg.graph.curation import Curator, StaleChangeError, UnknownNodeError
+from dkg.graph.db import Graph
+from dkg.graph.revision import Snapshot, apply_revision, diff, snapshots_equal
+from dkg.graph.sources import input_from_source
+
+pytestmark = pytest.mark.neo4j
+
+
+def _reset(graph: Graph, guideline: str) -> None:
+    graph.write("MATCH (n:Node {guideline: $g}) DETACH DELETE n", {"g": guideline})
+    graph.write("MATCH (g:GuidelineVersion {guideline: $g}) DETACH DELETE g", {"g": guideline})
+    graph.write("MATCH (c:Change) WHERE c.node_uid STARTS WITH $prefix DETACH DELETE c", {"prefix": guideline + "|"})
+
+
+@pytest.fixture()
+def kidney(graph: Graph) -> Graph:
+    _reset(graph, "kidney")
+    build(graph, [input_from_source("kidney", "1.2026")])
+    return graph
+
+
+def test_build_counts_and_typed_properties(kidney: Graph) -> None:
+    source = input_from_source("kidney", "1.2026")
+    assert graph_counts(kidney, "kidney", "1.2026") == source.counts()
+    row = kidney.read("MATCH (n:Decision {guideline: 'kidney', version: '1.2026'}) WHERE n.age_min = 18 "
+                      "RETURN n.constraints AS c, n.age_min_strict AS strict")[0]
+    assert "age>=18" in row["c"] and row["strict"] is False
+    offers = kidney.read("MATCH (:Action {guideline: 'kidney'})-[:OFFERS]->(t:Treatment) RETURN count(t) AS c")
+    assert offers[0]["c"] > 10
+
+
+def test_rebuild_changes_nothing(kidney: Graph) -> None:
+    before = Snapshot.from_graph(kidney, "kidney", "1.2026")
+    reports = build(kidney, [input_from_source("kidney", "1.2026")])
+    assert reports[0].skipped
+    forced = build(kidney, [input_from_source("kidney", "1.2026")], force=True)
+    assert not forced[0].skipped
+    after = Snapshot.from_graph(kidney, "kidney", "1.2026")
+    assert after.nodes == before.nodes and after.relations == before.relations
+    revs = kidney.read("MATCH (n:Node {guideline: 'kidney'}) RETURN max(n.rev) AS r")
+    assert revs[0]["r"] == 0
+
+
+def test_bad_csv_writes_nothing(graph: Graph, tmp_path) -> None:
+    _reset(graph, "badcsv")
+    path = tmp_path / "bad.csv"
+    path.write_text("head,head_constraints,tail,tail_constraints\na,ph=+,b,NULL\nc,age<abc,d,NULL\n")
+    with pytest.raises(BuildError, match="line 3"):
+        build(graph, [read_constrained_csv(path, "badcsv", "1")])
+    assert graph.read("MATCH (n:Node {guideline: 'badcsv'}) RETURN count(n) AS c") == [{"c": 0}]
+
+
+def test_curation_set_history_rollback(kidney: Graph) -> None:
+    curator = Curator(kidney, "test-curator")
+    node = curator.resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    change = curator.set(node.uid, ["age>=21"], "tighten for the test")
+    assert curator.get(node.uid).constraints == ["age>=21"]
+    assert kidney.read("MATCH (n:Node {uid: $u}) RETURN n.age_min AS a", {"u": node.uid}) == [{"a": 21.0}]
+    history = curator.history(node.uid)
+    assert [(h.op, h.who, h.before, h.after) for h in history] == [("set", "test-curator", ["age>=18"], ["age>=21"])]
+    undo = curator.rollback(change.id)
+    assert undo.rolls_back == change.id
+    restored = curator.get(node.uid)
+    assert restored.constraints == node.constraints and restored.rev == node.rev + 2
+    assert kidney.read("MATCH (n:Node {uid: $u}) RETURN n.age_min AS a", {"u": node.uid}) == [{"a": 18.0}]
+    with pytest.raises(StaleChangeError, match="roll back the later"):
+        curator.rollback(change.id)
+
+
+def test_remove_and_update(kidney: Graph) -> None:
+    curator = Curator(kidney, "t")
+    node = curator.resolve("Stage I–III, no distant metastases", guideline="kidney", version="1.2026")
+    curator.remove(node.uid, ["metastasis"], "drop for test")
+    assert not any(c.startswith("metastasis") for c in curator.get(node.uid).constraints)
+    curator.update(node.uid, "stage in {I,II,III}", "stage in {I,II}", "regroup")
+    assert "stage in {I,II}" in curator.get(node.uid).constraints
+    with pytest.raises(CurationError, match="no constraint"):
+        curator.update(node.uid, "stage=IV", "stage=III", "absent")
+
+
+def test_stale_change_is_refused_and_nothing_is_lost(kidney: Graph) -> None:
+    alice, bob = Curator(kidney, "alice"), Curator(kidney, "bob")
+    node = alice.resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    bob.set(node.uid, ["age>=19"], "bob first", expected_rev=node.rev)
+    with pytest.raises(StaleChangeError, match="revision"):
+        alice.set(node.uid, ["age>=25"], "alice late", expected_rev=node.rev)
+    assert alice.get(node.uid).constraints == ["age>=19"]
+    assert [h.who for h in alice.history(node.uid)] == ["bob"]
+
+
+@pytest.mark.parametrize(
+    ("constraints", "error"),
+    [(["colour=red"], ConstraintError), (["age<abc"], ConstraintError), (["ph=maybe"], ConstraintError),
+     (["age>70", "age<20"], CurationError)],
+)
+def test_invalid_values_are_refused(kidney: Graph, constraints: list[str], error: type[Exception]) -> None:
+    curator = Curator(kidney, "t")
+    node = curator.resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    with pytest.raises(error):
+        curator.set(node.uid, constraints, "bad value")
+    assert curator.get(node.uid).rev == node.rev
+
+
+def test_unknown_node(kidney: Graph) -> None:
+    curator = Curator(kidney, "t")
+    with pytest.raises(UnknownNodeError, match="no node with id"):
+        curator.set("kidney|1.2026|doesnotexist", ["age<10"], "x")
+    with pytest.raises(UnknownNodeError, match="no node's content"):
+        curator.resolve("no such wording anywhere")
+
+
+@pytest.mark.parametrize("guideline", ["ALL", "kidney", "bone"])
+def test_applying_the_diff_to_v1_yields_exactly_v2(graph: Graph, guideline: str) -> None:
+    _reset(graph, guideline)
+    v1, v2 = input_from_source(guideline, "1.2026"), input_from_source(guideline, "2.2026")
+    build(graph, [v1, v2])
+    from_graphs = diff(Snapshot.from_graph(graph, guideline, "1.2026"), Snapshot.from_graph(graph, guideline, "2.2026"))
+    from_sources = diff(Snapshot.from_input(v1), Snapshot.from_input(v2))
+    assert from_graphs.ops == from_sources.ops and not from_graphs.structural
+    assert not snapshots_equal(Snapshot.from_graph(graph, guideline, "1.2026"), Snapshot.from_input(v2))
+    records = apply_revision(Curator(graph, "reviser"), from_graphs)
+    assert len(records) == len({op.node for op in from_graphs.ops})
+    assert snapshots_equal(Snapshot.from_graph(graph, guideline, "1.2026"), Snapshot.from_graph(graph, guideline,
+                                                                                                  "2.2026"))
+    assert graph.read("MATCH (g:GuidelineVersion {uid: $u}) RETURN g.current_revision AS r",
+                      {"u": f"{guideline}|1.2026"}) == [{"r": "2.2026"}]
+
+
+def test_revision_with_a_stale_node_applies_nothing(graph: Graph) -> None:
+    _reset(graph, "ALL")
+    v1, v2 = input_from_source("ALL", "1.2026"), input_from_source("ALL", "2.2026")
+    build(graph, [v1])
+    revision = diff(Snapshot.from_input(v1), Snapshot.from_input(v2))
+    curator = Curator(graph, "t")
+    from dkg.graph.revision import plan
+
+    planned = plan(curator, revision, "r")
+    # Somebody changes the last node after the plan was made: the whole batch must be refused.
+    curator.set(planned[-1].uid, ["age<99"], "concurrent edit")
+    before = Snapshot.from_graph(graph, "ALL", "1.2026")
+    with pytest.raises(StaleChangeError):
+        curator.apply(planned)
+    assert Snapshot.from_graph(graph, "ALL", "1.2026").nodes == before.nodes
