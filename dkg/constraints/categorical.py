@@ -83,7 +83,12 @@ _EXTRA_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
     ("site", "chest_wall"): (r"chest\s+wall",),
     ("risk", "very_high"): (r"very\s+high[-\s]risk",),
     ("histology", "anaplastic"): (r"anaplastic",),
-    ("metastasis", "cns"): (r"(?:isolated\s+)?cns\s+(?:relapse|involvement|disease|leuka?emia|metastas[ie]s)",),
+    ("metastasis", "cns"): (r"(?:isolated\s+)?cns(?=\s+(?:relapse|involvement|disease|leuka?emia|metastas[ie]s))",),
+    # A relapse or residual lesions at a site are disease at that site; "relapse" itself stays readable.
+    ("metastasis", "lung"): (r"(?:lungs?|pulmonary)(?=\s+(?:relapse|recurrence|nodules?|lesions?))",
+                             r"(?<=relapse\sin\s)(?:the\s+)?lungs?", r"(?<=recurrence\sin\s)(?:the\s+)?lungs?"),
+    ("metastasis", "bone"): (r"bones?(?=\s+(?:relapse|recurrence|lesions?))",
+                             r"(?<=relapse\sin\s)(?:the\s+)?bones?", r"(?<=recurrence\sin\s)(?:the\s+)?bones?"),
     ("histology", "papillary"): (r"papillary",),
     ("histology", "chromophobe"): (r"chromophobe",),
     ("histology", "chondrosarcoma"): (r"chondrosarcoma",),
@@ -136,7 +141,7 @@ _NOT_VALUES = {"the", "a", "an", "any", "other", "such", "as", "and", "or", "wit
                "patients", "therapy", "treatment", "all"}
 
 _POLARITY: dict[str, tuple[str, dict[str, str]]] = {
-    "ph": (r"ph|philadelphia(?:\s+chromosome)?|bcr\s*(?:::?|-)?\s*abl1?",
+    "ph": (r"ph|philadelphia(?:\s+chromosome)?|bcr[\s:-]*abl1?",
            {"positive": "+", "+": "+", "negative": "-", "-": "-"}),
     "mrd": (r"mrd|minimal\s+residual\s+disease|measurable\s+residual\s+disease",
             {"positive": "positive", "+": "positive", "negative": "negative", "-": "negative"}),
@@ -178,7 +183,10 @@ def _fixed_phrases() -> list[tuple[str, str, re.Pattern[str]]]:
             if spec.name in ("margin", "risk", "grade") or value in ("focal_anaplasia", "diffuse_anaplasia"):
                 continue  # read by the head rule, which also sees coordinated values ("close or positive margins")
             for synonym in synonyms:
-                if re.search(r"[\s-]", synonym) and not re.match(r"^[a-z]+-(?:positive|negative)$", synonym):
+                single_histology = spec.name == "histology" and len(synonym) > 4
+                if (re.search(r"[\s-]", synonym) or single_histology) and not re.match(
+                    r"^[a-z]+-(?:positive|negative)$", synonym
+                ):
                     table.append((spec.name, value, re.escape(synonym).replace(r"\ ", r"\s+")))
     # Longest patterns first so "non-clear cell" wins over "clear cell".
     table.sort(key=lambda row: -len(row[2]))
@@ -322,6 +330,7 @@ def find_categorical(text: str, negated: bool = False) -> list[Constraint]:
         more, remaining = step(remaining)
         found.extend(more)
     # A negator that is part of a matched phrase ("without substantial comorbidities") negates nothing else.
+    found = _subtype_over_tumour_type(found, text)
     negator_positions = [
         m.start() for m in _NEGATOR.finditer(text) if not any(f.start <= m.start() < f.end for f in found)
     ]
@@ -345,6 +354,23 @@ def find_categorical(text: str, negated: bool = False) -> list[Constraint]:
             continue
         constraints.extend(_make_all(item, is_negated))
     return constraints
+
+
+_TUMOUR_TYPES = {"chondrosarcoma", "osteosarcoma", "ewing"}
+
+
+def _subtype_over_tumour_type(found: list[Found], text: str) -> list[Found]:
+    """"Dedifferentiated chondrosarcoma" is the subtype, not also the tumour type."""
+    subtypes = [f for f in found if f.key == "histology" and not set(f.values) & _TUMOUR_TYPES]
+    kept: list[Found] = []
+    for item in found:
+        if item.key == "histology" and set(item.values) <= _TUMOUR_TYPES and any(
+            s.end <= item.start and re.fullmatch(r"[\s,]*(?:or|and)?[\s,]*", text[s.end:item.start]) is not None
+            for s in subtypes
+        ):
+            continue
+        kept.append(item)
+    return kept
 
 
 def _make(key: str, values: tuple[str, ...], joiner: str, negated: bool) -> Constraint:

@@ -43,6 +43,8 @@ _SUBSTITUTIONS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:over|above|exceeding|beyond)\s+(?:age\s+|the\s+age\s+of\s+)?(?=\d)"), "> "),
     (re.compile(r"\bequal\s+to\s+(?=\d)"), "= "),
     (re.compile(r"\baged\b"), "age"),
+    # "ECOG PS 3 or 4": adjacent scores joined by "or" form a range.
+    (re.compile(r"\b((?:ecog|ps|performance\s+status)\s+(?:ps\s+)?)(\d)\s+or\s+(\d)\b"), r"\1\2 to \3"),
 ]
 
 
