@@ -1,0 +1,44 @@
+"""Settings of the retrieval stage (environment prefix ``DKG_RETRIEVAL_``), kept apart from the platform's
+:class:`dkg.config.Settings` so the retriever can be tuned without touching the shared settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from dkg.config import PROJECT_ROOT
+from dkg.errors import ConfigError
+
+
+def _default_medquad_dir() -> Path:
+    # CI clones the repo into another folder with a copy of shared/ beside it, so look beside the repo.
+    return PROJECT_ROOT.parent / "shared" / "datasets" / "medquad-cancergov"
+
+
+class RetrievalSettings(BaseSettings):
+    """Validated retrieval settings (GRAG parameters, data locations)."""
+
+    model_config = SettingsConfigDict(env_prefix="DKG_RETRIEVAL_", extra="ignore", validate_default=True)
+
+    medquad_dir: Path = Field(default_factory=_default_medquad_dir,
+                              description="Folder holding the MedQuAD CancerGov qa.jsonl")
+    alpha: float = Field(default=0.6, ge=0.0, le=1.0, description="Weight of the node's own similarity")
+    lam: float = Field(default=0.75, gt=0.0, le=1.0, description="Decay per hop of the subgraph term")
+    hops: int = Field(default=2, ge=0, le=3, description="Neighbourhood radius h")
+    seeds: int = Field(default=20, ge=1, le=200, description="Seed nodes taken from the vector index")
+    top_k: int = Field(default=10, ge=1, le=100)
+    model: str = Field(default="minilm", pattern="^(minilm|lsa)$", description="Embedding used for retrieval")
+    max_query_chars: int = Field(default=2000, ge=10)
+    embed_batch: int = Field(default=32, ge=1)
+
+
+def load_retrieval_settings(**overrides: object) -> RetrievalSettings:
+    """Retrieval settings from the environment, or a :class:`ConfigError` naming each bad field."""
+    try:
+        return RetrievalSettings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(f"DKG_RETRIEVAL_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+                             for e in exc.errors())
+        raise ConfigError(f"invalid retrieval settings: {problems}") from exc
