@@ -56,12 +56,15 @@ def _shape_kind(shape: Shape) -> str:
         return shape.kind
     pts = _dedupe(shape.points)
     if len(pts) == 4:
-        def straight(a: Point, b: Point) -> bool:
+        def ratio(a: Point, b: Point) -> float:
             dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
-            return min(dx, dy) <= max(1.0, 0.1 * max(dx, dy))
+            return min(dx, dy) / max(dx, dy, 1e-6)
 
-        axis = all(straight(a, b) for a, b in zip(pts, pts[1:] + pts[:1], strict=True))
-        return "rect" if axis else "diamond"
+        ratios = [ratio(a, b) for a, b in zip(pts, pts[1:] + pts[:1], strict=True)]
+        if all(r <= 0.15 for r in ratios):
+            return "rect"
+        if all(r >= 0.2 for r in ratios):
+            return "diamond"
     return "polygon"
 
 
@@ -334,16 +337,28 @@ def _grouped_trees(
                     si for si, seg in enumerate(segs) if hb.contains_point(seg.a) or hb.contains_point(seg.b))
         touched: list[int] = []
         source_segments: set[int] = set()
+        stems: dict[int, set[int]] = {}
+        head_zones = [h.bbox.expand(ATTACH_TOL) for h in heads]
         for bi, box in enumerate(boxes):
-            if bi in targets:
+            hits = set()
+            for si, seg in enumerate(segs):
+                for point in (seg.a, seg.b):
+                    if _box_distance(box, point) <= ATTACH_TOL and not (
+                        bi in targets and any(zone.contains_point(point) for zone in head_zones)
+                    ):
+                        hits.add(si)
+            if not hits:
                 continue
-            hits = {si for si, seg in enumerate(segs)
-                    if min(_box_distance(box, seg.a), _box_distance(box, seg.b)) <= ATTACH_TOL}
-            if hits:
-                touched.append(bi)
-                source_segments |= hits
-                target_segments.setdefault(bi, set()).update(hits)
+            if bi in targets:
+                stems[bi] = hits  # this box receives an arrow here and also sends one from elsewhere
+                continue
+            touched.append(bi)
+            source_segments |= hits
+            target_segments.setdefault(bi, set()).update(hits)
         targets = sorted(set(targets))
+        if stems:
+            connectors.extend(_split_by_flow(segs, touched, targets, stems, target_segments))
+            continue
         if not targets and not touched:
             continue
         if not targets and touched:
@@ -376,6 +391,51 @@ def _grouped_trees(
             source_segments=source_segments,
         ))
     return connectors
+
+
+def _touching(segs: list[Segment]) -> list[set[int]]:
+    adj: list[set[int]] = [set() for _ in segs]
+    for i, a in enumerate(segs):
+        for j in range(i + 1, len(segs)):
+            b = segs[j]
+            if min(point_segment_distance(a.a, b.a, b.b), point_segment_distance(a.b, b.a, b.b),
+                   point_segment_distance(b.a, a.a, a.b), point_segment_distance(b.b, a.a, a.b)) <= TOUCH_TOL:
+                adj[i].add(j)
+                adj[j].add(i)
+    return adj
+
+
+def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], stems: dict[int, set[int]],
+                   target_segments: dict[int, set[int]]) -> list[RawConnector]:
+    """A tree where some target also sends arrows: flow from another source may not pass that box's stem
+    junction (the stroke it leaves from splits its own flow), so each source reaches only its own targets."""
+    adj = _touching(segs)
+    all_sources = list(sources) + list(stems)
+    out = []
+    for source in all_sources:
+        start = stems[source] if source in stems else target_segments.get(source, set())
+        blocked: set[int] = set()
+        for other, stem in stems.items():
+            if other == source:
+                continue
+            junctions = [p for si in stem for p in (segs[si].a, segs[si].b)]
+            for si, seg in enumerate(segs):
+                if si in stem or any(point_segment_distance(p, seg.a, seg.b) <= TOUCH_TOL for p in junctions):
+                    blocked.add(si)
+        seen = set(start) - blocked
+        stack = list(seen)
+        while stack:
+            current = stack.pop()
+            for nxt in adj[current]:
+                if nxt not in seen and nxt not in blocked:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        reached = [t for t in targets if t != source and target_segments.get(t, set()) & seen]
+        if reached:
+            out.append(RawConnector([source], reached, segs, "line",
+                                    target_segments={t: target_segments[t] for t in reached},
+                                    source_segments=set(start)))
+    return out
 
 
 def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:

@@ -33,7 +33,7 @@ LINK_TEXT = re.compile(
     r"|^\s*(?i:see)\b.*?\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\s*\.?\s*$",
     re.DOTALL,
 )
-FOOTNOTE_LINE = re.compile(r"^([a-z]{1,2}|\d{1,2})[.)]?\s+(\S.*)$")
+FOOTNOTE_LINE = re.compile(r"^([a-z]{1,2}|\d{1,2})[.)]?\s+(\S.*)$|^([a-z])(?=[A-Z][a-z])(\S.*)$")
 MIN_TEXT_CHARS = 8
 ProgressCallback = Callable[[int, int], None]
 
@@ -226,9 +226,10 @@ def _footnotes(lines: list[Line], code: str | None) -> dict[str, str]:
             previous = line
             continue
         match = FOOTNOTE_LINE.match(plain)
-        if match and match[1] not in notes:
-            current = match[1]
-            notes[current] = [match[2]]
+        key = (match[1] or match[3]) if match else None
+        if match and key not in notes:
+            current = key
+            notes[key] = [match[2] or match[4]]
             previous = line
         elif current is not None and previous is not None and (
             line.bbox.top - previous.bbox.bottom <= 0.8 * line.size and line.bbox.x0 >= previous.bbox.x0 - 2

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from dkg.parsing.assemble import _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
 from dkg.services.tesseract import ocr_hocr
@@ -81,12 +82,22 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
                 continue
             perimeter = cv2.arcLength(contour, True)
             approx = cv2.approxPolyDP(contour, 0.012 * perimeter, True).reshape(-1, 2)
+            fill = area / float(cw * ch)
+            if fill >= 0.8:
+                kind = "rounded" if len(approx) > 4 else "rect"
+            elif len(approx) == 4 and 0.4 <= fill <= 0.62:
+                kind = "diamond"
+            elif 5 <= len(approx) <= 11 and fill >= 0.35:
+                kind = "polygon"  # block-arrow candidate: kept only if it has an arrow's outline
+                probe = Shape(tuple(to_pt(px, py) for px, py in approx), BBox(x * sx, y * sy, (x + cw) * sx,
+                              (y + ch) * sy), False, True, kind)
+                if _is_block_arrow(probe) is None:
+                    continue
+            else:
+                continue  # a white area fenced in by connectors and boxes, not a drawn shape
             pts = _grow(approx.astype(float), stroke * 0.8)
             bbox = BBox(x * sx - stroke * sx, y * sy - stroke * sy, (x + cw) * sx + stroke * sx,
                         (y + ch) * sy + stroke * sy)
-            kind = "polygon"
-            if len(approx) > 4 and area > 0.85 * cw * ch:
-                kind = "rounded"
             prims.shapes.append(Shape(tuple(to_pt(px, py) for px, py in pts), bbox, False, True, kind))
             cv2.drawContours(interior, [contour], -1, 255, thickness=cv2.FILLED)
             cv2.drawContours(box_mask, [contour], -1, 255, thickness=cv2.FILLED)
@@ -169,31 +180,54 @@ def _tokens_from_hocr(hocr: str, gray: np.ndarray, sx: float, sy: float) -> list
         root = ET.fromstring(hocr.encode("utf-8"))
     except ET.ParseError:
         return []
+    words: list[list[_Char]] = []
+    for word in root.iter():
+        if "ocrx_word" not in (word.get("class") or ""):
+            continue
+        chars = []
+        for cinfo in word:
+            match = _BBOX.search(cinfo.get("title") or "")
+            text = cinfo.text or ""
+            if match and text.strip():
+                chars.append(_Char(text, tuple(int(v) for v in match.groups())))  # type: ignore[arg-type]
+        conf = re.search(r"x_wconf (\d+)", word.get("title") or "")
+        if chars and not (conf and int(conf[1]) < 25 and not any(c.text.isalnum() for c in chars)):
+            words.append(chars)
     tokens: list[Token] = []
-    for line in root.iter():
-        if "ocr_line" not in (line.get("class") or "") and "ocr_caption" not in (line.get("class") or "") and \
-                "ocr_textfloat" not in (line.get("class") or "") and "ocr_header" not in (line.get("class") or ""):
-            continue
-        words: list[list[_Char]] = []
-        for word in line:
-            if "ocrx_word" not in (word.get("class") or ""):
-                continue
-            chars = []
-            for cinfo in word:
-                match = _BBOX.search(cinfo.get("title") or "")
-                text = (cinfo.text or "")
-                if match and text.strip():
-                    chars.append(_Char(text, tuple(int(v) for v in match.groups())))  # type: ignore[arg-type]
-            conf = re.search(r"x_wconf (\d+)", word.get("title") or "")
-            if chars and not (conf and int(conf[1]) < 25 and not any(c.text.isalnum() for c in chars)):
-                words.append(chars)
-        if not words:
-            continue
-        tokens.extend(_line_tokens(words, gray, sx, sy))
-    return tokens
+    pending: list[tuple[int, np.ndarray]] = []
+    for row in _rows(words):
+        tokens.extend(_line_tokens(row, gray, sx, sy, pending))
+    return reread_markers(tokens, pending)
 
 
-def _line_tokens(words: list[list[_Char]], gray: np.ndarray, sx: float, sy: float) -> list[Token]:
+def _rows(words: list[list[_Char]]) -> list[list[list[_Char]]]:
+    """Group OCR words into text rows by vertical overlap (tesseract's sparse mode splits lines apart)."""
+    def extent(word: list[_Char]) -> tuple[int, int, int]:
+        return min(c.box[1] for c in word), max(c.box[3] for c in word), min(c.box[0] for c in word)
+
+    ordered = sorted(words, key=lambda w: -(extent(w)[1] - extent(w)[0]))
+    rows: list[tuple[list[int], list[list[_Char]]]] = []
+    for word in ordered:
+        top, bottom, _ = extent(word)
+        placed = False
+        for span, members in rows:
+            overlap = min(span[1], bottom) - max(span[0], top)
+            if overlap >= 0.5 * (bottom - top):
+                left = extent(word)[2]
+                near = any(abs(left - max(c.box[2] for c in m)) < 6 * (span[1] - span[0])
+                           or abs(min(c.box[0] for c in m) - max(c.box[2] for c in word)) < 6 * (span[1] - span[0])
+                           for m in members)
+                if near:
+                    members.append(word)
+                    placed = True
+                    break
+        if not placed:
+            rows.append(([top, bottom], [word]))
+    return [sorted(members, key=lambda w: extent(w)[2]) for _, members in rows]
+
+
+def _line_tokens(words: list[list[_Char]], gray: np.ndarray, sx: float, sy: float,
+                 pending: list[tuple[int, np.ndarray]]) -> list[Token]:
     chars = [c for word in words for c in word]
     heights = [c.box[3] - c.box[1] for c in chars]
     med_h = statistics.median(heights)
@@ -215,7 +249,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, sx: float, sy: floa
                 run.append(char)
                 continue
             if run:
-                out.extend(_marker_tokens(run, gray, sx, sy, size))
+                out.extend(_marker_tokens(run, gray, sx, sy, size, pending))
                 run = []
             if char is not None:
                 x0, y0, x1, y1 = char.box
@@ -223,8 +257,9 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, sx: float, sy: floa
     return out
 
 
-def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, size: float) -> list[Token]:
-    """Re-read a raised run of small glyphs (footnote markers) enlarged, with a letter/digit whitelist."""
+def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, size: float,
+                   pending: list[tuple[int, np.ndarray]] | None = None) -> list[Token]:
+    """A raised run of small glyphs (footnote markers); queued for one enlarged, whitelisted re-read."""
     x0 = min(c.box[0] for c in run)
     y0 = min(c.box[1] for c in run)
     x1 = max(c.box[2] for c in run)
@@ -232,17 +267,49 @@ def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, siz
     pad = max(3, (y1 - y0) // 2)
     crop = gray[max(0, y0 - pad): y1 + pad, max(0, x0 - pad): x1 + pad]
     text = "".join(c.text for c in run)
-    if crop.size:
-        big = cv2.resize(crop, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
-        big = cv2.copyMakeBorder(big, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
-        try:
-            hocr = ocr_hocr(big, psm=7 if len(run) > 1 else 10)
-            reread = "".join(re.findall(r"<span class='ocrx_cinfo'[^>]*>([^<]*)</span>", hocr))
-        except Exception:  # a failed re-read keeps tesseract's first guess
-            reread = ""
-        reread = reread.replace(".", ",").lower()
-        reread = "".join(ch for ch in reread if ch in MARKER_CHARS)
-        if reread:
-            text = reread
     bbox = BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy)
-    return [Token(text, bbox, size * 0.6)]
+    token = Token(text, bbox, size * 0.6)
+    if pending is not None and crop.size:
+        pending.append((id(token), crop))
+    return [token]
+
+
+def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -> list[Token]:
+    """Re-OCR all queued marker crops in one tesseract call: crops stacked, enlarged, letters only."""
+    if not pending:
+        return tokens
+    scale = 4
+    crops = [cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC) for _, crop in pending]
+    gap = 60
+    width = max(c.shape[1] for c in crops) + 2 * gap
+    height = sum(c.shape[0] for c in crops) + gap * (len(crops) + 1)
+    sheet = np.full((height, width), 255, dtype=np.uint8)
+    spans = []
+    y = gap
+    for crop in crops:
+        sheet[y: y + crop.shape[0], gap: gap + crop.shape[1]] = crop
+        spans.append((y, y + crop.shape[0]))
+        y += crop.shape[0] + gap
+    try:
+        hocr = ocr_hocr(sheet, psm=6, whitelist=MARKER_CHARS.replace("0123456789", ""))
+    except Exception:  # a failed re-read keeps tesseract's first guesses
+        return tokens
+    reads: dict[int, str] = {}
+    for match in re.finditer(r"<span class='ocrx_word'[^>]*title='bbox (\d+) (\d+) (\d+) (\d+)[^']*'>(.*?)</span>\s*"
+                             r"(?=<span class='ocrx_word'|</span>)", hocr, re.S):
+        top, bottom = int(match[2]), int(match[4])
+        text = "".join(re.findall(r">([^<>]*)</span>", match[5] + "</span>")) or re.sub(r"<[^>]+>", "", match[5])
+        center = (top + bottom) / 2
+        for index, (a, b) in enumerate(spans):
+            if a - gap / 2 <= center <= b + gap / 2:
+                reads[index] = reads.get(index, "") + text
+    by_id = {token_id: reads.get(index, "") for index, (token_id, _) in enumerate(pending)}
+    out = []
+    for token in tokens:
+        reread = by_id.get(id(token))
+        if reread:
+            cleaned = "".join(ch for ch in reread.replace(".", ",").lower() if ch in MARKER_CHARS).strip(",")
+            if cleaned:
+                token = Token(cleaned, token.bbox, token.size)
+        out.append(token)
+    return out

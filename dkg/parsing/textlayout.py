@@ -142,7 +142,8 @@ def _make_line(row: list[Token]) -> Line:
             pieces.append(Piece(" "))
             previous = None
             continue
-        is_super = token.size < size * SUPERSCRIPT_SIZE_RATIO and (
+        is_super = (token.text.isalnum() or (token.text in ",;" and bool(marker))) and (
+            token.size < size * SUPERSCRIPT_SIZE_RATIO) and (
             token.bbox.bottom < baseline - SUPERSCRIPT_RAISE_RATIO * size
         )
         gap = token.bbox.x0 - previous.bbox.x1 if previous is not None else 0.0

@@ -26,7 +26,8 @@ def tesseract_path() -> str:
     return found
 
 
-def ocr_hocr(image: Any, psm: int = 11, timeout_s: float = 120.0, lang: str = "eng") -> str:
+def ocr_hocr(image: Any, psm: int = 11, timeout_s: float = 120.0, lang: str = "eng",
+             whitelist: str | None = None) -> str:
     """Run tesseract on a greyscale/RGB numpy image; return hOCR with per-character boxes.
 
     Raises :class:`ServiceError` when tesseract is missing, fails, or exceeds ``timeout_s``.
@@ -37,6 +38,8 @@ def ocr_hocr(image: Any, psm: int = 11, timeout_s: float = 120.0, lang: str = "e
     pytesseract.pytesseract.tesseract_cmd = tesseract_path()
     picture = Image.fromarray(image)
     config = f"--psm {psm} -c hocr_char_boxes=1"
+    if whitelist:
+        config += f" -c tessedit_char_whitelist={whitelist}"
     try:
         data = pytesseract.image_to_pdf_or_hocr(picture, lang=lang, extension="hocr", config=config,
                                                timeout=timeout_s)
