@@ -96,7 +96,9 @@ _EXTRA_FIXED: dict[tuple[str, str], tuple[str, ...]] = {
 }
 # Therapies named as treatments, not patient properties; blanked before any rule reads them.
 _NOT_PATIENT = re.compile(r"\bcar[-\s]?t(?:-?\s?cells?)?(?:\s+(?:cell\s+)?therapy)?\b"
-                          r"|\bto\s+(?:negative|clear|wide)\s+margins?\b")
+                          r"|\bto\s+(?:negative|clear|wide)\s+margins?\b"
+                          # "with or without X" leaves X open.
+                          r"|\bwith\s+or\s+without\s+[^,;()]+")
 
 # Head words of keys whose values are often bare words ("lung", "persistent") that would be
 # ambiguous without them; values are read before or after the head, coordinated.

@@ -104,11 +104,12 @@ def load_gold_yaml(path: Path) -> list[GoldItem]:
 
 
 def default_gold(root: Path) -> list[Path]:
-    """Gold CSVs under ``root`` (``*/gold/*-constraints.csv``), else the YAML sources (``*/*.yaml`` versions)."""
-    csvs = sorted(root.glob("*/gold/*-constraints.csv"))
-    if csvs:
-        return csvs
-    return sorted(p for p in root.glob("*/*.yaml") if not p.name.startswith("changes-"))
+    """Per guideline folder under ``root``: its gold CSVs (``gold/*-constraints.csv``), else its YAML versions."""
+    paths: list[Path] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        csvs = sorted(folder.glob("gold/*-constraints.csv"))
+        paths.extend(csvs or sorted(p for p in folder.glob("*.yaml") if not p.name.startswith("changes-")))
+    return paths
 
 
 def load_gold(paths: list[Path]) -> list[GoldItem]:
