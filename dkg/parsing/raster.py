@@ -95,6 +95,12 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
                     continue
             else:
                 continue  # a white area fenced in by connectors and boxes, not a drawn shape
+            region = np.zeros_like(ink)
+            cv2.drawContours(region, [contour], -1, 255, thickness=cv2.FILLED)
+            region = cv2.erode(region, np.ones((3, 3), np.uint8), iterations=stroke + 1)
+            density = np.count_nonzero(cv2.bitwise_and(ink, region)) / max(np.count_nonzero(region), 1)
+            if kind != "polygon" and density < 0.01:
+                continue  # empty, or only a connector label: a rectangle fenced in by connectors
             pts = _grow(approx.astype(float), stroke * 0.8)
             bbox = BBox(x * sx - stroke * sx, y * sy - stroke * sy, (x + cw) * sx + stroke * sx,
                         (y + ch) * sy + stroke * sy)
@@ -236,24 +242,38 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, sx: float, sy: floa
     full_h = max(statistics.median(c.box[3] - c.box[1] for c in regular), 1)
     size = full_h * sy / 0.72
     out: list[Token] = []
+
+    def raised(char: _Char) -> bool:
+        x0, y0, x1, y1 = char.box
+        small = (y1 - y0) < 0.8 * full_h or not char.text.isalnum()
+        return small and y1 < baseline - 0.3 * full_h and y0 <= baseline - 0.85 * full_h and (
+            char.text not in "-\u2013\u2014_=~.")
+
     for wi, word in enumerate(words):
         if wi:
             prev = words[wi - 1][-1].box
             out.append(Token(" ", BBox(prev[2] * sx, prev[1] * sy, word[0].box[0] * sx, prev[3] * sy), size))
-        run: list[_Char] = []
-        for char in word + [None]:  # type: ignore[list-item]
-            raised = char is not None and (char.box[3] < baseline - 0.3 * full_h) and (
-                char.box[3] - char.box[1] < 0.8 * full_h) and char.box[1] <= baseline - 0.85 * full_h and (
-                char.text not in "-\u2013\u2014_=~")
-            if raised:
-                run.append(char)
-                continue
-            if run:
-                out.extend(_marker_tokens(run, gray, sx, sy, size, pending))
-                run = []
-            if char is not None:
-                x0, y0, x1, y1 = char.box
-                out.append(Token(char.text, BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy), size))
+        flags = [raised(c) for c in word]
+        lead = 0
+        while lead < len(word) and flags[lead]:
+            lead += 1
+        trail = len(word)
+        while trail > lead and flags[trail - 1]:
+            trail -= 1
+        if lead == len(word) and len(word) > 3:
+            lead, trail = 0, len(word)  # a whole raised word is ordinary small text, not a marker
+        if lead:
+            out.extend(_marker_tokens(word[:lead], gray, sx, sy, size, pending))
+        body = word[lead:trail]
+        if body:
+            x0 = min(c.box[0] for c in body)
+            y0 = min(c.box[1] for c in body)
+            x1 = max(c.box[2] for c in body)
+            y1 = max(c.box[3] for c in body)
+            # one token per word keeps tesseract's character order (its glyph boxes overlap)
+            out.append(Token("".join(c.text for c in body), BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy), size))
+        if trail < len(word):
+            out.extend(_marker_tokens(word[trail:], gray, sx, sy, size, pending))
     return out
 
 

@@ -1,0 +1,59 @@
+"""The raster route end to end with the real tesseract binary (no mocks)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dkg.parsing import parse_pdf
+from dkg.parsing.evaluate import normalise, prf, read_edges
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pdfs"
+CORPUS = Path(__file__).resolve().parents[2] / "datasets" / "guidelines"
+
+pytestmark = [
+    pytest.mark.ocr,
+    pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract not installed (apt-get install "
+                                                                  "tesseract-ocr)"),
+]
+
+
+@pytest.mark.parametrize("name", ["basic_rect_arrows-scanned", "shapes_diamond_rounded_banded-scanned"])
+def test_scanned_fixture_edges(name: str) -> None:
+    result = parse_pdf(FIXTURES / f"{name}.pdf")
+    assert {p.source for p in result.pages} == {"ocr"}
+    pred = [e.model_dump() for e in result.edges]
+    assert prf(pred, read_edges(FIXTURES / f"{name}-edges.csv"))["f1"] == 1.0
+
+
+@pytest.mark.slow
+def test_scanned_footnotes_and_link_resolution() -> None:
+    result = parse_pdf(FIXTURES / "footnotes_links-scanned.pdf")
+    page = result.pages[0]
+    assert page.footnotes.get("a") == "Dasatinib or imatinib are options."
+    tails = {normalise(e.tail) for e in result.edges}
+    assert "consolidation with high-dose methotrexate" in tails
+    assert "clinical trial or tki (dasatinib or imatinib are options.) plus chemotherapy" in tails
+
+
+def test_ocr_always_on_a_digital_pdf_uses_the_raster_route() -> None:
+    result = parse_pdf(FIXTURES / "basic_rect_arrows.pdf", ocr="always")
+    assert result.pages[0].source == "ocr"
+    assert prf([e.model_dump() for e in result.edges],
+               read_edges(FIXTURES / "basic_rect_arrows-edges.csv"))["f1"] == 1.0
+
+
+@pytest.mark.slow
+def test_corpus_scanned_page_when_rendered() -> None:
+    pdf = CORPUS / "kidney" / "pdf" / "kidney-1.2026-scanned.pdf"
+    gold = CORPUS / "kidney" / "gold" / "kidney-1.2026-edges.csv"
+    if not pdf.is_file() or not gold.is_file():
+        pytest.skip("corpus not rendered (dkg corpus render)")
+    result = parse_pdf(pdf, pages="1")
+    code = result.pages[0].code
+    gold_rows = [g for g in read_edges(gold) if g["page"] == code]
+    assert code is not None and gold_rows
+    scores = prf([e.model_dump() for e in result.edges], gold_rows, fuzzy=True)
+    assert scores["recall"] >= 0.5, scores
