@@ -1,24 +1,26 @@
 // Query templates of the builder (dkg/graph/builder.py). Sections are named by '// name:' lines;
-// every value is a parameter.
+// every value is a parameter. Each statement handles all guideline versions of one build at once.
 
-// name: upsert_version
-MERGE (g:GuidelineVersion {uid: $gv.uid})
-SET g.guideline = $gv.guideline, g.version = $gv.version, g.title = $gv.title, g.source_sha = $gv.source_sha,
-    g.node_count = $gv.node_count, g.relation_count = $gv.relation_count, g.decision_count = $gv.decision_count;
+// name: upsert_versions
+UNWIND $gvs AS gv
+MERGE (g:GuidelineVersion {uid: gv.uid})
+SET g.guideline = gv.guideline, g.version = gv.version, g.title = gv.title, g.source_sha = gv.source_sha,
+    g.node_count = gv.node_count, g.relation_count = gv.relation_count, g.decision_count = gv.decision_count;
 
 // name: delete_stale_nodes
-MATCH (g:GuidelineVersion {uid: $gv_uid})-[:CONTAINS]->(n:Node)
-WHERE NOT n.uid IN $uids
+UNWIND $gvs AS gv
+MATCH (:GuidelineVersion {uid: gv.uid})-[:CONTAINS]->(n:Node)
+WHERE NOT n.uid IN gv.uids
 DETACH DELETE n;
 
 // name: upsert_nodes
 UNWIND $rows AS row
 MERGE (n:Node {uid: row.uid})
-  ON CREATE SET n.rev = 0
-SET n.rev = CASE WHEN n.constraints IS NULL OR n.constraints = row.props.constraints THEN n.rev ELSE n.rev + 1 END
-SET n += row.props
+  ON CREATE SET n = row.props, n.uid = row.uid, n.rev = 0
+  ON MATCH SET n.rev = CASE WHEN n.constraints = row.props.constraints THEN n.rev ELSE n.rev + 1 END,
+               n += $clear, n += row.props
 WITH n, row
-MATCH (g:GuidelineVersion {uid: $gv_uid})
+MATCH (g:GuidelineVersion {uid: row.gv})
 MERGE (g)-[:CONTAINS]->(n);
 
 // name: label_decisions
@@ -34,19 +36,22 @@ SET n:Action
 REMOVE n:Decision;
 
 // name: delete_stale_relations
-MATCH (a:Node)-[r:NEXT_STEP]->(:Node)
-WHERE a.guideline = $guideline AND a.version = $version AND NOT r.key IN $keys
+UNWIND $gvs AS gv
+MATCH (:GuidelineVersion {uid: gv.uid})-[:CONTAINS]->(a:Node)-[r:NEXT_STEP]->(:Node)
+WHERE NOT r.key IN gv.relation_keys
 DELETE r;
 
 // name: upsert_relations
 UNWIND $rows AS row
 MATCH (a:Node {uid: row.head}), (b:Node {uid: row.tail})
 MERGE (a)-[r:NEXT_STEP {key: row.key}]->(b)
-SET r += row.props;
+  ON CREATE SET r = row.props, r.key = row.key
+  ON MATCH SET r += $clear, r += row.props;
 
 // name: delete_stale_offers
-MATCH (n:Node)-[o:OFFERS]->(t:Treatment)
-WHERE n.guideline = $guideline AND n.version = $version AND NOT (n.uid + '|' + t.name) IN $keys
+UNWIND $gvs AS gv
+MATCH (:GuidelineVersion {uid: gv.uid})-[:CONTAINS]->(n:Node)-[o:OFFERS]->(t:Treatment)
+WHERE NOT (n.uid + '|' + t.name) IN gv.offer_keys
 DELETE o;
 
 // name: upsert_offers
@@ -59,4 +64,4 @@ MERGE (n)-[:OFFERS]->(t);
 // name: delete_orphan_treatments
 MATCH (t:Treatment)
 WHERE NOT (t)<-[:OFFERS]-()
-DELETE t;
+DETACH DELETE t;

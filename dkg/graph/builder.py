@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from neo4j import ManagedTransaction
 
@@ -36,54 +37,69 @@ class BuildReport:
         return self.nodes + self.relations
 
 
-def _batches(rows: list[dict[str, object]], size: int = BATCH_SIZE) -> list[list[dict[str, object]]]:
-    return [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
+def _batches(rows: list[dict[str, Any]], size: int = BATCH_SIZE) -> list[list[dict[str, Any]]]:
+    return [rows[i:i + size] for i in range(0, len(rows), size)]
 
 
-def _clear_map() -> dict[str, None]:
-    return dict.fromkeys(constraint_property_names())
+def write_versions(tx: ManagedTransaction, builds: Sequence[BuildInput], shas: dict[str, str],
+                   on_progress: Callable[[str], None] | None = None) -> None:
+    """All writes for the given guideline versions, inside the caller's transaction.
 
-
-def write_version(tx: ManagedTransaction, build: BuildInput, source_sha: str) -> None:
-    """All writes for one guideline version, inside the caller's transaction."""
+    Statements are batched across versions (UNWIND over all rows), so their number does not grow
+    with the number of versions written together.
+    """
     q = named_queries("build")
-    counts = build.counts()
-    clear = _clear_map()
-    node_rows = build.node_rows(clear)
-    uids = [row["uid"] for row in node_rows]
-    tx.run(q["upsert_version"], gv={
-        "uid": build.uid, "guideline": build.guideline, "version": build.version, "title": build.title,
-        "source_sha": source_sha, "node_count": counts["nodes"], "relation_count": counts["relations"],
-        "decision_count": counts["decision"],
-    }).consume()
-    tx.run(q["delete_stale_nodes"], gv_uid=build.uid, uids=uids).consume()
+
+    def run(name: str, **params: Any) -> None:
+        tx.run(q[name], **params).consume()
+        if on_progress:
+            on_progress(f"{name} done")
+
+    clear: dict[str, None] = dict.fromkeys(constraint_property_names())
+    gvs: list[dict[str, Any]] = []
+    node_rows: list[dict[str, Any]] = []
+    relation_rows: list[dict[str, Any]] = []
+    offer_rows: list[dict[str, Any]] = []
+    decisions: list[str] = []
+    actions: list[str] = []
+    for b in builds:
+        counts = b.counts()
+        rows = b.node_rows({})
+        for row, node in zip(rows, b.nodes.values(), strict=True):
+            row["gv"] = b.uid
+            (decisions if node.is_decision else actions).append(row["uid"])
+            offer_rows += [{"uid": row["uid"], "name": o.casefold(), "display": o} for o in row["props"]["options"]]
+        rels = b.relation_rows({})
+        node_rows += rows
+        relation_rows += rels
+        gvs.append({
+            "uid": b.uid, "guideline": b.guideline, "version": b.version, "title": b.title,
+            "source_sha": shas[b.uid], "node_count": counts["nodes"], "relation_count": counts["relations"],
+            "decision_count": counts["decision"], "uids": [r["uid"] for r in rows],
+            "relation_keys": [r["key"] for r in rels],
+            "offer_keys": [f"{r['uid']}|{o.casefold()}" for r in rows for o in r["props"]["options"]],
+        })
+    run("upsert_versions", gvs=gvs)
+    run("delete_stale_nodes", gvs=gvs)
     for batch in _batches(node_rows):
-        tx.run(q["upsert_nodes"], rows=batch, gv_uid=build.uid).consume()
-    decisions = [r["uid"] for r, n in zip(node_rows, build.nodes.values(), strict=True) if n.is_decision]
-    actions = [r["uid"] for r, n in zip(node_rows, build.nodes.values(), strict=True) if not n.is_decision]
-    tx.run(q["label_decisions"], uids=decisions).consume()
-    tx.run(q["label_actions"], uids=actions).consume()
-    relation_rows = build.relation_rows(clear)
-    tx.run(q["delete_stale_relations"], guideline=build.guideline, version=build.version,
-           keys=[r["key"] for r in relation_rows]).consume()
+        run("upsert_nodes", rows=batch, clear=clear)
+    for batch in _batches([{"uid": u} for u in decisions]):
+        run("label_decisions", uids=[r["uid"] for r in batch])
+    for batch in _batches([{"uid": u} for u in actions]):
+        run("label_actions", uids=[r["uid"] for r in batch])
+    run("delete_stale_relations", gvs=gvs)
     for batch in _batches(relation_rows):
-        tx.run(q["upsert_relations"], rows=batch).consume()
-    offer_rows = [
-        {"uid": row["uid"], "name": option.casefold(), "display": option}
-        for row in node_rows
-        for option in row["props"]["options"]  # type: ignore[index,union-attr]
-    ]
-    tx.run(q["delete_stale_offers"], guideline=build.guideline, version=build.version,
-           keys=[f"{r['uid']}|{r['name']}" for r in offer_rows]).consume()
+        run("upsert_relations", rows=batch, clear=clear)
+    run("delete_stale_offers", gvs=gvs)
     for batch in _batches(offer_rows):
-        tx.run(q["upsert_offers"], rows=batch).consume()
-    tx.run(q["delete_orphan_treatments"]).consume()
+        run("upsert_offers", rows=batch)
+    run("delete_orphan_treatments")
 
 
 def build(graph: Graph, inputs: Sequence[BuildInput], *, force: bool = False,
           on_progress: Callable[[str], None] | None = None) -> list[BuildReport]:
     """Write the given guideline versions in ONE transaction (all or nothing). Returns one report each."""
-    graph.apply_schema()
+    graph.ensure_schema()
     shas = {b.uid: b.source_sha() for b in inputs}
     current = {
         row["uid"]: row["sha"]
@@ -94,10 +110,10 @@ def build(graph: Graph, inputs: Sequence[BuildInput], *, force: bool = False,
     start = time.perf_counter()
 
     def work(tx: ManagedTransaction) -> None:
-        for b in todo:
-            if on_progress:
-                on_progress(f"writing {b.uid}")
-            write_version(tx, b, shas[b.uid])
+        if on_progress:
+            on_progress(f"writing {len(todo)} guideline version(s): {', '.join(b.uid for b in todo[:3])}"
+                        + (" …" if len(todo) > 3 else ""))
+        write_versions(tx, todo, shas, on_progress)
 
     if todo:
         graph.execute_write(work)

@@ -153,6 +153,12 @@ class Graph:
 
         return self.execute_write(work)
 
+    def run_autocommit(self, cypher: str, params: Mapping[str, Any] | None = None) -> None:
+        """Run a trusted maintenance statement in an implicit transaction (needed for
+        ``CALL { … } IN TRANSACTIONS``); not retried, never for untrusted Cypher."""
+        with self._translate_errors(), self._driver.session(database=self.database) as session:
+            session.run(self._query(cypher, None), dict(params or {})).consume()
+
     def execute_read(self, work: Callable[[ManagedTransaction], T]) -> T:
         """Run ``work`` in a managed read transaction (retried on transient errors)."""
         with self._translate_errors(), self._driver.session(
@@ -164,6 +170,12 @@ class Graph:
         """Run ``work`` in one managed write transaction: all of it commits, or none of it."""
         with self._translate_errors(), self._driver.session(database=self.database) as session:
             return session.execute_write(work)
+
+    def ensure_schema(self) -> None:
+        """Apply the schema once per connection (cheap to call again)."""
+        if not getattr(self, "_schema_applied", False):
+            self.apply_schema()
+            self._schema_applied = True
 
     def apply_schema(self, names: tuple[str, ...] | None = None) -> int:
         """Apply ``cypher/schema*.cypher`` (idempotent ``IF NOT EXISTS``). Returns the statement count."""

@@ -28,12 +28,12 @@ def test_server_killed_mid_build_leaves_no_partial_graph(tmp_path) -> None:
         state = server.status().state
         assert state is not None
 
-        def kill_during_second_version(message: str) -> None:
-            if message.startswith("writing ALL"):
+        def kill_after_the_nodes_are_written(message: str) -> None:
+            if message == "upsert_relations done":
                 os.kill(state.pid, signal.SIGKILL)
 
         with Graph(settings, max_retry_time_s=2.0) as graph, pytest.raises(DKGError):
-            build(graph, inputs, on_progress=kill_during_second_version)
+            build(graph, inputs, on_progress=kill_after_the_nodes_are_written)
         server.start()  # the server comes back (crash recovery of the store)
         with Graph(settings) as graph:
             assert graph.read("MATCH (n:Node) RETURN count(n) AS c") == [{"c": 0}]
