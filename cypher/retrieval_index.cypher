@@ -44,8 +44,10 @@ RETURN n.rid AS rid, n.focus AS focus, n.qtype AS qtype, n.text AS text, n.url A
 // name: read_treatments
 MATCH (n:Treatment)
 OPTIONAL MATCH (x:Node)-[:OFFERS]->(n)
-WITH n, x ORDER BY x.guideline
+OPTIONAL MATCH (p:Decision)-[:NEXT_STEP]->(x)
+WITH n, x, p ORDER BY x.guideline, p.content
 RETURN n.rid AS rid, coalesce(n.display, n.name) AS display, collect(DISTINCT x.guideline) AS guidelines,
+       collect(DISTINCT p.content) AS contexts,
        n.ser_hash AS ser_hash, n.emb_minilm_hash AS minilm_hash, n.emb_lsa_hash AS lsa_hash,
        n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig;
 
@@ -127,7 +129,7 @@ RETURN m.sha AS sha;
 
 // name: fingerprint_revs
 MATCH (n:Node)
-RETURN count(n) AS nodes, sum(coalesce(n.rev, 0)) AS revs;
+RETURN count(n) AS nodes, sum(coalesce(n.rev, 0)) AS revs, sum(size(coalesce(n.content, ''))) AS chars;
 
 // name: count_sections
 MATCH (n:Section) RETURN count(n) AS n;

@@ -27,7 +27,16 @@ from neo4j import ManagedTransaction
 
 from dkg.graph.db import Graph, named_queries
 from dkg.retrieval.embedding import Embedder, LSAEmbedder, minilm
-from dkg.retrieval.serialize import FORMAT_VERSION, NodeFields, Serialised, ancestor_paths, serialise, shorten
+from dkg.retrieval.serialize import (
+    FORMAT_VERSION,
+    TOPIC_WORDS,
+    NodeFields,
+    Serialised,
+    ancestor_paths,
+    path_text,
+    serialise,
+    shorten,
+)
 
 META_NAME = "embeddings"
 MODELS = ("minilm", "lsa")
@@ -113,10 +122,9 @@ def read_snapshot(graph: Graph) -> GraphSnapshot:
     paths = ancestor_paths(parents, content)
     for r in node_rows:
         root = f"{r['guideline']} {r['version']}: {r['gtitle'] or r['guideline']}"
-        path = [root] + [shorten(content[p]) for p in paths.get(r["rid"], [])]
         kind = "Decision" if r["decision"] else "Action"
         snapshot = f"{r['guideline']}|{r['version']}@{(r['gsha'] or '')[:12]}#rev{r['rev']}"
-        fields = {"path": " > ".join(path), "type": kind,
+        fields = {"path": path_text(root, [content[p] for p in paths.get(r["rid"], [])]), "type": kind,
                   "title": f"{r['guideline']} {r['version']} {' '.join(r['pages'] or [])}",
                   "content": r["content"] or "", "constraints": r["constraints"] or [],
                   "treatments": r["options"] or [], "diseases": "; ".join(r["diseases"] or [])}
@@ -126,11 +134,12 @@ def read_snapshot(graph: Graph) -> GraphSnapshot:
     ksha = (knowledge[0]["sha"] if knowledge else None) or ""
     for r in data["read_sections"]:
         fields = {"path": f"{r['focus']} > {r['qtype']}", "type": "Section", "disease": r["focus"],
-                  "topic": r["qtype"], "content": r["text"] or ""}
+                  "topic": TOPIC_WORDS.get(r["qtype"], r["qtype"]), "content": r["text"] or ""}
         nodes[r["rid"]] = IndexedNode(NodeFields(r["rid"], "Section", f"medquad@{ksha[:12]}", fields), *_state(r),
                                       path=[f"disease:{r['focus']}", r["rid"]])
     for r in data["read_treatments"]:
         fields = {"path": "treatments", "type": "Treatment", "title": r["display"],
+                  "context": "; ".join(shorten(c, 12) for c in (r["contexts"] or [])[:3]),
                   "guidelines": r["guidelines"] or []}
         nodes[r["rid"]] = IndexedNode(NodeFields(r["rid"], "Treatment", "graph", fields), *_state(r))
     for r in data["read_diseases"]:

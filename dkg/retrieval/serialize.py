@@ -2,8 +2,8 @@
 
 Format (version :data:`FORMAT_VERSION`)::
 
-    #dkg-ser v1 snapshot=<graph snapshot of the node's source>
-    path: <root> > <ancestor> > ... > <parent>
+    #dkg-ser v2 snapshot=<graph snapshot of the node's source>
+    path: <root> > … > <last three ancestors, parent last>
     type: Decision
     title: ALL 1.2026 ALL-2
     content: Ph-negative B-ALL, age 15-39 years ...
@@ -23,10 +23,26 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-FORMAT_VERSION = 1
-FIELD_ORDER = ("path", "type", "title", "disease", "topic", "content", "constraints", "treatments", "diseases",
-               "guidelines")
-PATH_WORDS = 8
+FORMAT_VERSION = 2
+FIELD_ORDER = ("path", "type", "title", "disease", "topic", "content", "constraints", "treatments", "context",
+               "diseases", "guidelines")
+PATH_WORDS = 6
+PATH_TAIL = 3
+# What each MedQuAD question type's section is about, in plain words (a heading, not a question template).
+TOPIC_WORDS = {
+    "information": "overview, what the disease is",
+    "symptoms": "signs and symptoms",
+    "exams and tests": "tests and procedures used for diagnosis",
+    "outlook": "prognosis and chance of recovery",
+    "susceptibility": "risk factors",
+    "stages": "stages and staging",
+    "treatment": "treatment options",
+    "research": "new treatments studied in clinical trials",
+    "prevention": "prevention",
+    "causes": "causes",
+    "inheritance": "inheritance",
+    "genetic changes": "genetic changes",
+}
 _SPACE = re.compile(r"\s+")
 
 
@@ -66,6 +82,16 @@ def shorten(text: str, words: int = PATH_WORDS) -> str:
     return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
+def path_text(root: str, ancestors: Sequence[str]) -> str:
+    """The path prefix: the root, then the last :data:`PATH_TAIL` ancestors (shortened), '…' for the rest.
+
+    >>> path_text("ALL", ["a b", "c", "d", "e"])
+    'ALL > … > c > d > e'
+    """
+    tail = [shorten(a) for a in ancestors[-PATH_TAIL:]]
+    return " > ".join([root] + (["…"] if len(ancestors) > PATH_TAIL else []) + tail)
+
+
 def body_hash(body: str) -> str:
     """Hash deciding re-embedding: the format version and the body text."""
     return hashlib.sha1(f"v{FORMAT_VERSION}\n{body}".encode()).hexdigest()[:20]
@@ -76,7 +102,7 @@ def serialise(node: NodeFields) -> Serialised:
 
     >>> s = serialise(NodeFields("x", "Treatment", "graph", {"title": "blinatumomab", "type": "Treatment"}))
     >>> print(s.text)
-    #dkg-ser v1 snapshot=graph
+    #dkg-ser v2 snapshot=graph
     type: Treatment
     title: blinatumomab
     """

@@ -1,0 +1,127 @@
+"""GRAG retrieval end to end against the real Neo4j: ALL and kidney built from sources, a MedQuAD subset as
+the knowledge layer, MiniLM embeddings, the vector index, incremental re-indexing and bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dkg.graph.builder import build
+from dkg.graph.db import Graph
+from dkg.graph.sources import input_from_source
+from dkg.retrieval.errors import BadQueryError, IndexMissingError, IndexStaleError
+from dkg.retrieval.grag import Retriever
+from dkg.retrieval.hybrid import hybrid_answer
+from dkg.retrieval.index import build_index
+from dkg.retrieval.knowledge import load_knowledge
+from dkg.retrieval.settings import load_retrieval_settings
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
+
+FOCI = ("Adult Acute Lymphoblastic Leukemia", "Childhood Acute Lymphoblastic Leukemia", "Renal Cell Cancer",
+        "Wilms Tumor and Other Childhood Kidney Tumors", "Adult Hodgkin Lymphoma", "Childhood Hodgkin Lymphoma")
+
+
+@pytest.fixture(scope="module")
+def indexed(graph: Graph) -> Iterator[Graph]:
+    build(graph, [input_from_source("ALL", "1.2026"), input_from_source("kidney", "1.2026")])
+    report = load_knowledge(graph, load_retrieval_settings().medquad_dir, limit_foci=FOCI)
+    assert report.sections > 20
+    build_index(graph, home=Path(graph.settings.home), models=("minilm",))
+    yield graph
+
+
+def test_knowledge_layer_links(indexed: Graph) -> None:
+    covers = indexed.read("MATCH (g:GuidelineVersion {uid: 'ALL|1.2026'})-[:COVERS]->(d:Disease) "
+                          "RETURN d.name AS name ORDER BY name")
+    assert [r["name"] for r in covers] == ["Adult Acute Lymphoblastic Leukemia",
+                                           "Childhood Acute Lymphoblastic Leukemia"]
+    sections = indexed.read("MATCH (:Disease {name: 'Renal Cell Cancer'})-[:HAS_SECTION]->(s:Section) "
+                            "RETURN s.qtype AS qtype, s.url AS url")
+    assert {r["qtype"] for r in sections} >= {"treatment", "stages"}
+    assert all(r["url"].startswith("https://www.cancer.gov/") for r in sections)
+    described = indexed.read("MATCH (:Treatment {name: 'blinatumomab'})-[:DESCRIBED_IN]->(s:Section) "
+                             "RETURN s.focus AS focus")
+    assert {r["focus"] for r in described} == {"Childhood Acute Lymphoblastic Leukemia"}
+
+
+def test_vectors_are_unit_length_and_index_is_online(indexed: Graph) -> None:
+    rows = indexed.read("MATCH (n:Retrievable) WITH n LIMIT 20 "
+                        "RETURN reduce(s = 0.0, x IN n.emb_minilm | s + x * x) AS norm2, size(n.emb_minilm) AS dim")
+    assert rows and all(abs(r["norm2"] - 1.0) < 1e-3 and r["dim"] == 384 for r in rows)
+    Retriever(indexed)  # raises when the index is missing or stale
+
+
+def test_role_trap_question_finds_the_childhood_section(indexed: Graph) -> None:
+    retriever = Retriever(indexed)
+    hits = retriever.search("How is acute lymphoblastic leukemia treated in children?", "grag", 3)
+    focus = indexed.read("UNWIND $rids AS rid MATCH (s:Section {uid: rid}) RETURN s.focus AS f, s.qtype AS q",
+                         {"rids": [h.rid for h in hits]})
+    assert {"f": "Childhood Acute Lymphoblastic Leukemia", "q": "treatment"} in focus
+
+
+def test_answer_has_provenance_grounding_and_field_contributions(indexed: Graph) -> None:
+    answer = Retriever(indexed).answer("what is blinatumomab used for in ALL?", 8)
+    assert answer.route == "grag" and answer.answered
+    assert any("blinatumomab" in e.content.casefold() for e in answer.evidence)
+    for e in answer.evidence:
+        assert e.seed_uid is not None and e.hop is not None and e.score is not None
+        assert e.path and e.path[-1] == e.node_uid
+        if e.kind == "Section":
+            assert e.source_url and e.source_url.startswith("https://")
+        if e.kind in ("Decision", "Action"):
+            assert e.guideline == "ALL" and e.pages
+    assert any(v > 0 for e in answer.evidence for v in e.field_contributions.values())
+
+
+def test_grag_reaches_neighbours_beyond_the_seeds(indexed: Graph) -> None:
+    hits = Retriever(indexed).search("Ph-negative B-ALL with persistent MRD", "grag", 30)
+    assert any(h.hop > 0 for h in hits)
+    assert all(h.seed is not None for h in hits)
+
+
+def test_incremental_reindex_and_stale_detection(indexed: Graph) -> None:
+    leaf = indexed.read("MATCH (n:Node {guideline: 'kidney', version: '1.2026'}) WHERE NOT (n)-[:NEXT_STEP]->() "
+                        "RETURN n.uid AS uid ORDER BY uid LIMIT 1")[0]["uid"]
+    again = build_index(indexed, home=Path(indexed.settings.home), models=("minilm",))
+    assert again.embedded["minilm"] == 0
+    indexed.write("MATCH (n:Node {uid: $uid}) SET n.content = n.content + ' (revised wording)', n.rev = n.rev + 1",
+                  {"uid": leaf})
+    with pytest.raises(IndexStaleError, match="dkg index"):
+        Retriever(indexed)
+    report = build_index(indexed, home=Path(indexed.settings.home), models=("minilm",))
+    assert report.embedded["minilm"] == 1 and report.serialisations_changed == 1
+    assert report.pooled["minilm"] >= 1
+    Retriever(indexed)
+
+
+def test_missing_index_and_bad_queries(indexed: Graph) -> None:
+    with pytest.raises(IndexMissingError, match="dkg index"):
+        Retriever(indexed, model="lsa")
+    retriever = Retriever(indexed)
+    with pytest.raises(BadQueryError, match="empty"):
+        retriever.search("  ")
+    with pytest.raises(BadQueryError, match="characters"):
+        retriever.search("leukemia " * 1000)
+
+
+def test_hybrid_answer_states_its_route(indexed: Graph) -> None:
+    result = hybrid_answer(indexed, "why is MRD monitored?", explain=True)
+    assert result.answer.route in ("grag", "text2cypher", "hybrid")
+    if result.answer.route == "grag":
+        assert result.notes and result.answer.evidence
+    assert result.grag_answer is not None and result.grag_answer.evidence
+
+
+def test_cli_errors_are_one_line(indexed: Graph) -> None:
+    from dkg.cli.main import app
+
+    result = CliRunner().invoke(app, ["retrieve", ""])
+    assert result.exit_code == 1
+    assert "empty" in result.output
+    ok = CliRunner().invoke(app, ["retrieve", "Wilms tumor treatment", "-k", "3", "--json"])
+    assert ok.exit_code == 0, ok.output
+    assert '"route": "grag"' in ok.output
