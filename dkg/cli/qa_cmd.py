@@ -1,3 +1,120 @@
-"""CLI commands of one stage (registered on import by dkg.cli.main)."""
+"""CLI of the question-answering stage: `dkg dataset build`, `dkg train cypher|baseline`, `dkg eval qa`,
+`dkg qa ask`."""
 
 from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+
+from dkg.cli.common import app, console, eval_app, friendly_errors
+from dkg.config import PROJECT_ROOT, get_settings
+
+dataset_app = typer.Typer(help="Build the CPG-QA question-answering dataset.", no_args_is_help=True)
+train_app = typer.Typer(help="Train the question-answering models.", no_args_is_help=True)
+qa_app = typer.Typer(help="Text-to-Cypher question answering over the DKG.", no_args_is_help=True)
+app.add_typer(dataset_app, name="dataset")
+app.add_typer(train_app, name="train")
+app.add_typer(qa_app, name="qa")
+
+RESULTS = PROJECT_ROOT / "bench" / "results"
+
+
+def _say(message: str) -> None:
+    console.print(f"[dim]{time.strftime('%H:%M:%S')}[/] {message}")
+
+
+@dataset_app.command("build")
+@friendly_errors
+def dataset_build(
+    quick: bool = typer.Option(False, help="Small dataset (tests, smoke runs), kept in the data folder."),
+    force: bool = typer.Option(False, help="Regenerate even when the inputs are unchanged."),
+) -> None:
+    """Generate CPG-QA from the guideline graph: every query is run on Neo4j and kept only if it returns the
+    expected node. Writes datasets/qa/cpg-qa.json.gz (+ .meta.json)."""
+    from collections import Counter
+
+    from dkg.qa.training import ensure_dataset
+    items, data_hash = ensure_dataset(get_settings(), quick=quick, on_progress=_say, force=force)
+    splits = Counter(i["split"] for i in items)
+    types = Counter(i["question_type"] for i in items)
+    console.print(f"{len(items)} items (hash {data_hash[:12]}); splits {dict(splits)}; types {dict(types)}")
+
+
+@train_app.command("cypher")
+@friendly_errors
+def train_cypher(
+    quick: bool = typer.Option(False, help="Tiny model on the quick dataset (about a minute)."),
+    force: bool = typer.Option(False, help="Retrain even when a model for the same training data exists."),
+    max_minutes: float = typer.Option(12.0, help="Training time budget (early stop when reached)."),
+) -> None:
+    """Train the text-to-Cypher seq2seq model (progress, early stopping, best checkpoint in models/)."""
+    from dkg.qa.training import ensure_model
+    folder = ensure_model(get_settings(), quick=quick, on_progress=_say, force=force, max_minutes=max_minutes)
+    meta = json.loads((folder / "meta.json").read_text())
+    report = meta.get("train_report", {})
+    console.print(f"model in {folder}: dev exact match {meta.get('dev_exact', 0):.3f}, "
+                  f"{report.get('seconds', 0) / 60:.1f} min, {report.get('parameters', 0) / 1e6:.1f}M parameters")
+
+
+@train_app.command("baseline")
+@friendly_errors
+def train_baseline(
+    quick: bool = typer.Option(False, help="Tiny model on the quick dataset."),
+    force: bool = typer.Option(False, help="Retrain even when cached."),
+    max_minutes: float = typer.Option(12.0, help="Training time budget."),
+) -> None:
+    """Train the no-DKG baseline (same architecture, question → answer text)."""
+    from dkg.qa.training import ensure_baseline
+    folder = ensure_baseline(get_settings(), quick=quick, on_progress=_say, force=force, max_minutes=max_minutes)
+    console.print(f"baseline in {folder}")
+
+
+@eval_app.command("qa")
+@friendly_errors
+def eval_qa(
+    limit: int = typer.Option(0, help="Evaluate only the first N test items (0 = all)."),
+    quick: bool = typer.Option(False, help="Quick dataset and tiny models."),
+    out: Path = typer.Option(RESULTS / "qa-eval.json", help="Where to write the full evaluation report."),
+    plot_path: Path = typer.Option(RESULTS / "qa.png", help="Where to write the plot."),
+) -> None:
+    """With-DKG vs without-DKG on the test and unseen-template splits: ROUGE-1 P/R/F, BLEU, Jaccard,
+    accuracy; table, plot and latency."""
+    from dkg.qa.evaluate import evaluate, plot
+    from dkg.qa.seq2seq import Seq2Seq
+    from dkg.qa.service import TextToCypherService
+    from dkg.qa.training import ensure_baseline, ensure_dataset, ensure_model
+    settings = get_settings()
+    items, _ = ensure_dataset(settings, quick=quick, on_progress=_say)
+    model_dir = ensure_model(settings, quick=quick, on_progress=_say)
+    baseline = Seq2Seq.load(ensure_baseline(settings, quick=quick, on_progress=_say))
+    versions = {i["guideline"]: i["version"] for i in items}
+    with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
+        report = evaluate(service, baseline, items, _say, limit or None)
+    plot(report["with_dkg"], report["without_dkg"], plot_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2))
+    console.print(report["table"])
+    console.print(f"inference p50 {report['infer_p50_ms']:.1f} ms (model + grounding), answer p50 "
+                  f"{report['answer_p50_ms']:.1f} ms (with Neo4j); beam rescues {report['beam_rescues']}; "
+                  f"report {out}, plot {plot_path}")
+
+
+@qa_app.command("ask")
+@friendly_errors
+def qa_ask(question: str = typer.Argument(..., help="The question, in quotes.")) -> None:
+    """Answer one question with the text-to-Cypher route; prints answer, Cypher, matched nodes and time."""
+    from dkg.qa.service import TextToCypherService
+    from dkg.qa.training import MODEL_DIR
+    with TextToCypherService(get_settings(), model_dir=MODEL_DIR) as service:
+        answer = service.answer(question)
+    if answer.no_answer_reason:
+        console.print(f"[yellow]no answer:[/] {answer.no_answer_reason}")
+    else:
+        console.print(f"[bold]answer:[/] {answer.answer}")
+        console.print(f"[bold]matched:[/] {', '.join(answer.matched_nodes)}")
+    if answer.cypher:
+        console.print(f"[bold]cypher:[/]\n{answer.cypher}\n[bold]params:[/] {answer.cypher_params}")
+    console.print(f"[dim]{answer.timings_ms.get('total', 0):.0f} ms[/]")

@@ -1,0 +1,22 @@
+"""Answer text built from query rows: one function shared by the dataset generator and the service, so a
+correct node always yields the reference answer text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dkg.qa.queries import QuestionType
+
+
+def answer_text(qtype: QuestionType, rows: list[dict[str, Any]], treatment: str | None = None) -> str:
+    """Human-readable answer for the rows of one query (empty string when there are no rows)."""
+    if not rows:
+        return ""
+    if qtype is QuestionType.NEXT_STEP:
+        return " | ".join(str(r["content"]) for r in rows)
+    if qtype is QuestionType.ADVISE:
+        row = rows[0]
+        if row.get("advisable"):
+            return f"Yes: {treatment} is among the recommended options. Recommended: {row['content']}"
+        return f"No: {treatment} is not recommended here. Recommended instead: {row['content']}"
+    return " | ".join(f"{r['content']} (conditions: {', '.join(r['constraints']) or 'none'})" for r in rows)

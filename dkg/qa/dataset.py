@@ -1,0 +1,473 @@
+"""CPG-QA dataset generator: patient scenarios sampled from guideline paths in the DKG, rendered as
+varied questions, every query executed on Neo4j and kept only when it returns the expected node.
+
+A scenario is (guideline, patient facts) for question types 1 and 3, or (guideline, treatment) for type 2;
+splits are assigned per scenario (70/15/15), and frames in :data:`dkg.qa.templates.UNSEEN` are used only
+for extra items of test scenarios (split ``test_unseen``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dkg.config import PROJECT_ROOT
+from dkg.graph.db import Graph
+from dkg.qa.answers_text import answer_text
+from dkg.qa.facts import GUIDELINE_NAMES, SURFACE, Facts, band_value, detect_guidelines, extract_facts
+from dkg.qa.queries import QuerySketch, QuestionType, model_target
+from dkg.qa.templates import DISTRACTORS, FRAMES, SUBJECTS, UNSEEN, age_phrase, typo
+from dkg.types import Constraint, Op
+from dkg.vocabulary import VOCABULARY, KeyKind
+
+GENERATOR_VERSION = "1"  # bump when a change to the generator, frames or queries changes the items
+DATASET_PATH = PROJECT_ROOT / "datasets" / "qa" / "cpg-qa.json.gz"
+DEFAULT_VERSIONS = {"ALL": "1.2026", "kidney": "1.2026", "bone": "1.2026"}
+SPLITS = ("train", "dev", "test", "test_unseen")
+
+
+@dataclass(frozen=True)
+class GenConfig:
+    seed: int = 13
+    paths_per_step: int = 12
+    facts_per_path: int = 4
+    questions_per_scenario: int = 3
+    conditions_questions: int = 10
+    unseen_per_scenario: int = 1
+    versions: tuple[tuple[str, str], ...] = tuple(DEFAULT_VERSIONS.items())
+
+    def quick(self) -> GenConfig:
+        return GenConfig(self.seed, 2, 1, 1, 3, 1, self.versions)
+
+
+@dataclass
+class GraphView:
+    guideline: str
+    version: str
+    nodes: dict[str, dict[str, Any]]
+    edges: list[dict[str, Any]]
+    parents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    root: str = ""
+
+    @classmethod
+    def load(cls, graph: Graph, guideline: str, version: str) -> GraphView:
+        nodes = {r["uid"]: r for r in graph.read(
+            "MATCH (n:Node {guideline: $g, version: $v}) RETURN n.uid AS uid, n.content AS content, "
+            "n:Decision AS decision, n.constraints AS constraints, n.options AS options",
+            {"g": guideline, "v": version})}
+        edges = graph.read(
+            "MATCH (a:Node {guideline: $g, version: $v})-[r:NEXT_STEP]->(b:Node) "
+            "RETURN a.uid AS head, b.uid AS tail, r.constraints AS constraints", {"g": guideline, "v": version})
+        nodes = dict(sorted(nodes.items()))
+        edges.sort(key=lambda e: (e["head"], e["tail"], e["constraints"] or []))
+        view = cls(guideline, version, nodes, edges)
+        for e in edges:
+            view.parents.setdefault(e["tail"], []).append(e)
+        roots = [u for u in nodes if u not in view.parents]
+        if len(roots) != 1:
+            raise ValueError(f"{guideline} {version}: expected one root node, found {len(roots)}")
+        view.root = roots[0]
+        return view
+
+    def is_question(self, uid: str) -> bool:
+        return str(self.nodes[uid]["content"]).endswith("?")
+
+    def node_constraints(self, uid: str) -> list[str]:
+        n = self.nodes[uid]
+        return [] if self.is_question(uid) or not n["decision"] else list(n["constraints"] or [])
+
+
+def _conditional_steps(view: GraphView) -> list[dict[str, Any]]:
+    """Edges d→t into an action whose condition is the edge's or the (non-question) decision node's."""
+    out = []
+    for e in view.edges:
+        if view.nodes[e["tail"]]["decision"]:
+            continue
+        if e["constraints"] or view.node_constraints(e["head"]):
+            out.append(e)
+    return out
+
+
+def _random_path(view: GraphView, start: str, rng: random.Random) -> list[dict[str, Any]] | None:
+    """Edges of a random path root → start (walking up random parents)."""
+    path: list[dict[str, Any]] = []
+    current, seen = start, {start}
+    while current != view.root:
+        parents = view.parents.get(current)
+        if not parents:
+            return None
+        e = rng.choice(parents)
+        if e["head"] in seen:
+            return None
+        seen.add(e["head"])
+        path.append(e)
+        current = e["head"]
+    return list(reversed(path))
+
+
+@dataclass
+class _Requirement:
+    lo: float | None = None
+    lo_strict: bool = False
+    hi: float | None = None
+    hi_strict: bool = False
+    ne: set[float] = field(default_factory=set)
+    allowed: set[str] | None = None
+    excluded: set[str] = field(default_factory=set)
+
+
+def _requirements(constraints: list[str]) -> dict[str, _Requirement] | None:
+    reqs: dict[str, _Requirement] = {}
+    for text in constraints:
+        c = Constraint.parse(text)
+        r = reqs.setdefault(c.key, _Requirement())
+        if VOCABULARY[c.key].kind is KeyKind.NUMERIC:
+            lows, highs = [], []
+            if c.op is Op.IN:
+                lo, hi = c.value  # type: ignore[misc]
+                lows.append((lo, False))
+                highs.append((hi, False))
+            elif c.op in (Op.GT, Op.GE):
+                lows.append((float(c.value), c.op is Op.GT))  # type: ignore[arg-type]
+            elif c.op in (Op.LT, Op.LE):
+                highs.append((float(c.value), c.op is Op.LT))  # type: ignore[arg-type]
+            elif c.op is Op.EQ:
+                lows.append((float(c.value), False))  # type: ignore[arg-type]
+                highs.append((float(c.value), False))  # type: ignore[arg-type]
+            else:
+                r.ne.add(float(c.value))  # type: ignore[arg-type]
+            for v, s in lows:
+                if r.lo is None or v > r.lo or (v == r.lo and s):
+                    r.lo, r.lo_strict = v, s
+            for v, s in highs:
+                if r.hi is None or v < r.hi or (v == r.hi and s):
+                    r.hi, r.hi_strict = v, s
+        else:
+            values = set(c.value) if isinstance(c.value, frozenset) else {str(c.value)}
+            if c.op is Op.NE:
+                r.excluded |= values
+                continue
+            if "any" in values:
+                values = {v for (k, v) in SURFACE if k == c.key and v != "none"}
+            if r.allowed is not None and "any" in r.allowed:
+                r.allowed = None
+            r.allowed = values if r.allowed is None else (r.allowed & values)
+            if not r.allowed:
+                return None
+    return reqs
+
+
+_NUM_RANGE = {"age": (1, 90, 1.0), "performance_status": (0, 4, 1.0), "tumor_size": (1, 20, 0.5),
+              "necrosis": (10, 100, 1.0), "time_to_relapse": (2, 96, 1.0)}
+
+
+def _sample_number(key: str, r: _Requirement, rng: random.Random) -> tuple[float, tuple[int, int] | None] | None:
+    lo_d, hi_d, step = _NUM_RANGE[key]
+    candidates = []
+    v = float(lo_d)
+    while v <= hi_d:
+        ok = (r.lo is None or v > r.lo or (v == r.lo and not r.lo_strict)) and (
+            r.hi is None or v < r.hi or (v == r.hi and not r.hi_strict)) and v not in r.ne
+        if ok:
+            candidates.append(v)
+        v += step
+    if not candidates:
+        return None
+    if key == "age" and rng.random() < 0.3:
+        bands = []
+        for decade in range(10, 100, 10):
+            spans = [(13, 19)] if decade == 10 else [(decade, decade + 9), (decade, decade + 3),
+                                                      (decade + 4, decade + 6), (decade + 7, decade + 9)]
+            for span in spans:
+                if all(float(a) in candidates for a in range(span[0], span[1] + 1)):
+                    bands.append(span)
+        if bands:
+            band = rng.choice(bands)
+            return band_value(*band), band
+    value = rng.choice(candidates)
+    if rng.random() < 0.15:  # boundaries exercise strict and non-strict bounds
+        value = rng.choice([candidates[0], candidates[-1]])
+    return value, None
+
+
+def _sample_facts(reqs: dict[str, _Requirement], rng: random.Random
+                  ) -> tuple[Facts, dict[str, tuple[int, int]]] | None:
+    facts: Facts = {}
+    bands: dict[str, tuple[int, int]] = {}
+    for key, r in sorted(reqs.items()):
+        if VOCABULARY[key].kind is KeyKind.NUMERIC:
+            got = _sample_number(key, r, rng)
+            if got is None:
+                return None
+            facts[key] = got[0]
+            if got[1]:
+                bands[key] = got[1]
+        else:
+            pool = r.allowed if r.allowed is not None else {v for (k, v) in SURFACE if k == key}
+            pool = sorted(pool - r.excluded)
+            pool = [v for v in pool if (key, v) in SURFACE]
+            if not pool:
+                return None
+            facts[key] = rng.choice(pool)
+    return facts, bands
+
+
+def _fmt_num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _fact_phrase(key: str, value: Any, rng: random.Random) -> str:
+    if key == "performance_status":
+        return rng.choice(("ECOG {}", "ECOG performance status {}", "performance status of {}", "ECOG PS {}")
+                          ).format(_fmt_num(value))
+    if key == "tumor_size":
+        return rng.choice(("a {} cm tumor", "tumor measuring {} cm", "a {}-cm mass")).format(_fmt_num(value))
+    if key == "necrosis":
+        return rng.choice(("{}% necrosis", "necrosis of {}%", "{}% tumor necrosis")).format(_fmt_num(value))
+    if key == "time_to_relapse":
+        return rng.choice(("{} months after diagnosis", "{} months from diagnosis")).format(_fmt_num(value))
+    return rng.choice(SURFACE[(key, value)])
+
+
+def _join(parts: list[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def render_patient(guideline: str, facts: Facts, bands: dict[str, tuple[int, int]], rng: random.Random
+                   ) -> tuple[str, str]:
+    """(sentence vignette, inline description) of a patient with these facts."""
+    subject = rng.choice(SUBJECTS)
+    who = age_phrase(rng, float(facts["age"]), bands.get("age"), subject) if "age" in facts else f"a {subject}"
+    phrases = [_fact_phrase(k, v, rng) for k, v in facts.items() if k != "age"]
+    rng.shuffle(phrases)
+    disease = rng.choice(GUIDELINE_NAMES[guideline])
+    inline = f"{who} with {disease}" + (f", {_join(phrases)}" if phrases else "")
+    style = rng.random()
+    if style < 0.4 or not phrases:
+        sentence = f"{who[0].upper()}{who[1:]} presents with {disease}" + (f": {_join(phrases)}." if phrases else ".")
+    elif style < 0.7:
+        half = max(1, len(phrases) // 2)
+        first, rest = phrases[:half], phrases[half:]
+        sentence = f"{who[0].upper()}{who[1:]} has {disease}, {_join(first)}."
+        if rest:
+            sentence += f" Findings: {_join(rest)}."
+    else:
+        sentence = f"Patient: {who.removeprefix('a ').removeprefix('an ')}. Diagnosis: {disease}. " \
+                   f"Details: {_join(phrases)}."
+    if rng.random() < 0.35:
+        sentence += " " + rng.choice(DISTRACTORS)
+    if rng.random() < 0.15:
+        sentence = rng.choice(DISTRACTORS) + " " + sentence
+    return sentence, inline
+
+
+def render_question(qtype: QuestionType, frame_id: str, guideline: str, rng: random.Random, *,
+                    facts: Facts | None = None, bands: dict[str, tuple[int, int]] | None = None,
+                    treatment: str | None = None) -> str:
+    frame = FRAMES[qtype.value][frame_id]
+    if rng.random() < 0.12:
+        frame = typo(rng, frame)
+    values: dict[str, str] = {"disease": rng.choice(GUIDELINE_NAMES[guideline]), "treatment": treatment or ""}
+    if facts is not None:
+        values["patient"], values["patient_inline"] = render_patient(guideline, facts, bands or {}, rng)
+    text = frame.format(**values)
+    return text[0].upper() + text[1:]
+
+
+def _scenario_split(scenario_id: str) -> str:
+    bucket = int(hashlib.sha1(scenario_id.encode()).hexdigest()[:8], 16) % 100
+    return "train" if bucket < 70 else "dev" if bucket < 85 else "test"
+
+
+def _frames(qtype: QuestionType, unseen: bool) -> list[str]:
+    return sorted(f for f in FRAMES[qtype.value] if (f in UNSEEN) == unseen)
+
+
+def _treatment_phrases(options: list[str]) -> list[str]:
+    return [o.casefold() for o in options if 1 <= len(o.split()) <= 6 and ":" not in o and "'" not in o]
+
+
+class DatasetBuilder:
+    """Generates and verifies the items of one or more guideline versions."""
+
+    def __init__(self, graph: Graph, config: GenConfig | None = None,
+                 on_progress: Callable[[str], None] | None = None) -> None:
+        self.graph = graph
+        self.config = config or GenConfig()
+        self.on_progress = on_progress or (lambda _m: None)
+        self._cache: dict[str, list[dict[str, Any]]] = {}
+        self.stats: dict[str, int] = {"generated": 0, "kept": 0, "rejected_mismatch": 0,
+                                      "rejected_roundtrip": 0, "queries_run": 0}
+
+    def _run(self, sketch: QuerySketch, facts: Facts, version: str) -> list[dict[str, Any]]:
+        params = sketch.params(facts, version)
+        key = json.dumps([sketch.cypher(), params], sort_keys=True, default=str)
+        if key not in self._cache:
+            self.stats["queries_run"] += 1
+            self._cache[key] = self.graph.read(sketch.cypher(), params, timeout_s=30, limit=50)
+        return self._cache[key]
+
+    def _item(self, qtype: QuestionType, guideline: str, version: str, question: str, sketch: QuerySketch,
+              facts: Facts, expected: str, rows: list[dict[str, Any]], scenario: str, frame: str, split: str,
+              treatment: str | None) -> dict[str, Any]:
+        return {
+            "QUESTION": question, "ANSWER": answer_text(qtype, rows, treatment), "QUERY": sketch.cypher(),
+            "PARAMS": sketch.params(facts, version), "Expected_Node": expected,
+            "DKG_response": [r["uid"] for r in rows], "guideline": guideline, "version": version,
+            "question_type": qtype.value, "scenario_id": scenario, "template_id": frame, "split": split,
+            "target": model_target(sketch),
+        }
+
+    def _roundtrip_ok(self, question: str, guideline: str, facts: Facts) -> bool:
+        found = detect_guidelines(question)
+        return extract_facts(question) == facts and bool(found) and found[0] == guideline
+
+    def build(self) -> list[dict[str, Any]]:
+        """All verified items (deterministic for a given config and graph)."""
+        items: list[dict[str, Any]] = []
+        for guideline, version in self.config.versions:
+            view = GraphView.load(self.graph, guideline, version)
+            self.on_progress(f"{guideline} {version}: {len(view.nodes)} nodes")
+            items += self._patient_items(view)
+            items += self._conditions_items(view)
+        for i, item in enumerate(items):
+            item["id"] = i
+        self.stats["kept"] = len(items)
+        return items
+
+    def _patient_items(self, view: GraphView) -> list[dict[str, Any]]:
+        rng = random.Random(f"{self.config.seed}|{view.guideline}|patients")
+        items: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        all_phrases = sorted({p for n in view.nodes.values() if not n["decision"]
+                              for p in _treatment_phrases(n["options"] or [])})
+        steps = _conditional_steps(view)
+        for si, step in enumerate(steps):
+            if si % 20 == 0:
+                self.on_progress(f"{view.guideline}: step {si}/{len(steps)}, {len(items)} items")
+            target = view.nodes[step["tail"]]
+            for _ in range(self.config.paths_per_step):
+                path = _random_path(view, step["head"], rng)
+                if path is None:
+                    continue
+                constraints: list[str] = []
+                for e in path + [step]:
+                    constraints += list(e["constraints"] or []) + view.node_constraints(e["head"])
+                reqs = _requirements(constraints)
+                if reqs is None or not reqs:
+                    continue
+                for _ in range(self.config.facts_per_path):
+                    sampled = _sample_facts(reqs, rng)
+                    if sampled is None:
+                        continue
+                    facts, bands = sampled
+                    scenario = hashlib.sha1(json.dumps([view.guideline, view.version, facts], sort_keys=True)
+                                            .encode()).hexdigest()[:12]
+                    if scenario in seen:
+                        continue
+                    seen.add(scenario)
+                    items += self._scenario_items(view, scenario, facts, bands, target, all_phrases, rng)
+        return items
+
+    def _scenario_items(self, view: GraphView, scenario: str, facts: Facts, bands: dict[str, tuple[int, int]],
+                        target: dict[str, Any], all_phrases: list[str], rng: random.Random) -> list[dict[str, Any]]:
+        split = _scenario_split(scenario)
+        keys = tuple(sorted(facts))
+        out: list[dict[str, Any]] = []
+        sketch = QuerySketch(QuestionType.NEXT_STEP, view.guideline, keys)
+        rows = self._run(sketch, facts, view.version)
+        if [r["uid"] for r in rows] != [target["uid"]]:
+            self.stats["rejected_mismatch"] += 1
+            return out
+        own = _treatment_phrases(target["options"] or [])
+        others = [p for p in all_phrases if not any(p in o.casefold() for o in target["options"] or [])]
+        jobs: list[tuple[QuestionType, str, str | None]] = []
+        n_q = self.config.questions_per_scenario
+        frames_seen = {t: _frames(t, False) for t in QuestionType}
+        for _ in range(n_q):
+            jobs.append((QuestionType.NEXT_STEP, rng.choice(frames_seen[QuestionType.NEXT_STEP]), None))
+        pool = ([(p, True) for p in own] + [(p, False) for p in others])
+        for choices in (own, others):  # one advisable and one not-advisable treatment when both exist
+            if choices:
+                jobs.append((QuestionType.ADVISE, rng.choice(frames_seen[QuestionType.ADVISE]), rng.choice(choices)))
+        if split == "test":
+            for _ in range(self.config.unseen_per_scenario):
+                jobs.append((QuestionType.NEXT_STEP, rng.choice(_frames(QuestionType.NEXT_STEP, True)), None))
+                if pool:
+                    jobs.append((QuestionType.ADVISE, rng.choice(_frames(QuestionType.ADVISE, True)),
+                                 rng.choice(pool)[0]))
+        for qtype, frame, treat in jobs:
+            self.stats["generated"] += 1
+            question = render_question(qtype, frame, view.guideline, rng, facts=facts, bands=bands, treatment=treat)
+            if not self._roundtrip_ok(question, view.guideline, facts):
+                self.stats["rejected_roundtrip"] += 1
+                continue
+            s = sketch if qtype is QuestionType.NEXT_STEP else QuerySketch(qtype, view.guideline, keys, treat)
+            got = self._run(s, facts, view.version)
+            if [r["uid"] for r in got] != [target["uid"]]:
+                self.stats["rejected_mismatch"] += 1
+                continue
+            item_split = "test_unseen" if frame in UNSEEN else split
+            out.append(self._item(qtype, view.guideline, view.version, question, s, facts, target["uid"], got,
+                                  scenario, frame, item_split, treat))
+        return out
+
+    def _conditions_items(self, view: GraphView) -> list[dict[str, Any]]:
+        rng = random.Random(f"{self.config.seed}|{view.guideline}|conditions")
+        items: list[dict[str, Any]] = []
+        phrases = sorted({p for n in view.nodes.values() if not n["decision"]
+                          for p in _treatment_phrases(n["options"] or [])})
+        for phrase in phrases:
+            sketch = QuerySketch(QuestionType.CONDITIONS, view.guideline, (), phrase)
+            rows = self._run(sketch, {}, view.version)
+            if len(rows) != 1:
+                continue
+            scenario = hashlib.sha1(f"{view.guideline}|{view.version}|{phrase}".encode()).hexdigest()[:12]
+            split = _scenario_split(scenario)
+            frames = [rng.choice(_frames(QuestionType.CONDITIONS, False))
+                      for _ in range(self.config.conditions_questions)]
+            if split == "test":
+                frames += [rng.choice(_frames(QuestionType.CONDITIONS, True))
+                           for _ in range(max(1, self.config.conditions_questions // 3))]
+            for frame in frames:
+                self.stats["generated"] += 1
+                question = render_question(QuestionType.CONDITIONS, frame, view.guideline, rng, treatment=phrase)
+                if not self._roundtrip_ok(question, view.guideline, {}) and extract_facts(question):
+                    self.stats["rejected_roundtrip"] += 1
+                    continue
+                if not detect_guidelines(question) or detect_guidelines(question)[0] != view.guideline:
+                    self.stats["rejected_roundtrip"] += 1
+                    continue
+                item_split = "test_unseen" if frame in UNSEEN else split
+                items.append(self._item(QuestionType.CONDITIONS, view.guideline, view.version, question, sketch, {},
+                                        rows[0]["uid"], rows, scenario, frame, item_split, phrase))
+        return items
+
+
+def save_dataset(items: list[dict[str, Any]], path: Path = DATASET_PATH) -> str:
+    """Write the items as gzip JSON (deterministic bytes); returns the sha256 of the JSON text."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(items, ensure_ascii=False, sort_keys=True, indent=0)
+    with gzip.GzipFile(path, "wb", mtime=0) as fh:
+        fh.write(text.encode())
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load_dataset(path: Path = DATASET_PATH) -> list[dict[str, Any]]:
+    """The items of a saved dataset."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        data: list[dict[str, Any]] = json.load(fh)
+    return data
+
+
+def dataset_hash(items: list[dict[str, Any]]) -> str:
+    """sha256 of the items' canonical JSON (the training-data hash)."""
+    return hashlib.sha256(json.dumps(items, ensure_ascii=False, sort_keys=True, indent=0).encode()).hexdigest()

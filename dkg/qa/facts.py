@@ -1,0 +1,277 @@
+"""Patient facts in a question: a light regex/vocabulary normaliser (no CoreNLP at question time).
+
+:func:`extract_facts` finds ages (numbers or bands), ECOG, sizes, necrosis, relapse interval and the
+categorical keys of :data:`dkg.vocabulary.VOCABULARY` (Ph status, MRD, stage, ...) in free text and
+returns them as ``{key: value}`` with canonical values. :data:`SURFACE` is shared with the dataset
+generator, which renders facts with the same phrases and checks that they are read back unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dkg.vocabulary import VOCABULARY
+
+FactValue = float | str
+Facts = dict[str, FactValue]
+
+# Generation AND parsing phrases per (key, value); first entries are the most common wording.
+SURFACE: dict[tuple[str, str], tuple[str, ...]] = {
+    ("ph", "+"): ("Ph-positive", "Ph+", "Philadelphia chromosome-positive", "Philadelphia-positive",
+                  "BCR::ABL1-positive", "BCR-ABL1 positive"),
+    ("ph", "-"): ("Ph-negative", "Ph-", "Philadelphia chromosome-negative", "Philadelphia-negative",
+                  "BCR::ABL1-negative", "BCR-ABL1 negative"),
+    ("lineage", "b_cell"): ("B-cell", "B-lineage", "precursor B-cell", "B-ALL"),
+    ("lineage", "t_cell"): ("T-cell", "T-lineage", "T-ALL"),
+    ("mrd", "negative"): ("MRD-negative", "MRD negative", "undetectable MRD", "no detectable residual disease"),
+    ("mrd", "positive"): ("MRD-positive", "MRD positive", "detectable MRD", "MRD+"),
+    ("mrd", "persistent"): ("persistent MRD", "MRD that persists"),
+    ("mrd", "rising"): ("rising MRD", "increasing MRD levels"),
+    ("response", "cr"): ("complete remission", "complete response", "CR"),
+    ("response", "less_than_cr"): ("less than a complete remission", "incomplete response", "<CR",
+                                   "no complete remission"),
+    ("response", "pr"): ("partial response", "PR"),
+    ("response", "stable"): ("stable disease",),
+    ("response", "progression"): ("progressive disease", "disease progression"),
+    ("response", "good"): ("good histologic response", "good response to chemotherapy"),
+    ("response", "poor"): ("poor histologic response", "poor response to chemotherapy"),
+    ("comorbidity", "none"): ("without substantial comorbidities", "no substantial comorbidities",
+                              "no significant comorbidities", "otherwise fit"),
+    ("comorbidity", "substantial"): ("with substantial comorbidities", "significant comorbidities",
+                                     "multiple comorbidities", "unfit for intensive therapy"),
+    ("comorbidity", "cardiac"): ("heart disease", "cardiac comorbidity", "heart failure"),
+    ("comorbidity", "renal"): ("renal impairment", "chronic renal insufficiency"),
+    ("comorbidity", "diabetes"): ("diabetes",),
+    ("comorbidity", "liver"): ("liver disease", "hepatic impairment"),
+    ("comorbidity", "pulmonary"): ("lung disease", "COPD"),
+    ("stage", "I"): ("stage I", "stage 1"),
+    ("stage", "II"): ("stage II", "stage 2"),
+    ("stage", "III"): ("stage III", "stage 3"),
+    ("stage", "IV"): ("stage IV", "stage 4"),
+    ("stage", "V"): ("stage V", "stage 5", "bilateral Wilms tumor"),
+    ("histology", "clear_cell"): ("clear-cell", "clear cell", "ccRCC"),
+    ("histology", "non_clear_cell"): ("non-clear cell", "non–clear cell", "non-clear-cell"),
+    ("histology", "papillary"): ("papillary",),
+    ("histology", "chromophobe"): ("chromophobe",),
+    ("histology", "favorable"): ("favorable histology", "favourable histology"),
+    ("histology", "focal_anaplasia"): ("focal anaplasia",),
+    ("histology", "diffuse_anaplasia"): ("diffuse anaplasia",),
+    ("histology", "chondrosarcoma"): ("chondrosarcoma", "conventional chondrosarcoma"),
+    ("histology", "dedifferentiated"): ("dedifferentiated chondrosarcoma",),
+    ("histology", "mesenchymal"): ("mesenchymal chondrosarcoma",),
+    ("histology", "ewing"): ("Ewing sarcoma", "Ewing's sarcoma", "Ewing"),
+    ("histology", "osteosarcoma"): ("osteosarcoma", "osteogenic sarcoma"),
+    ("histology", "ups"): ("undifferentiated pleomorphic sarcoma", "UPS of bone", "malignant fibrous histiocytoma"),
+    ("grade", "low"): ("low-grade", "low grade", "grade 1"),
+    ("grade", "intermediate"): ("intermediate-grade", "grade 2"),
+    ("grade", "high"): ("high-grade", "high grade", "grade 3"),
+    ("margin", "negative"): ("negative margins", "wide margins", "R0 resection", "clear margins"),
+    ("margin", "positive"): ("positive margins", "R1 resection", "involved margins"),
+    ("margin", "close"): ("close margins",),
+    ("metastasis", "none"): ("localized", "no distant metastases", "non-metastatic", "no metastases"),
+    ("metastasis", "any"): ("metastatic", "distant metastases", "metastatic disease"),
+    ("metastasis", "lung"): ("lung metastases", "pulmonary metastases", "lung-only metastases"),
+    ("metastasis", "bone"): ("bone metastases", "skeletal metastases"),
+    ("metastasis", "brain"): ("brain metastases",),
+    ("metastasis", "bone_marrow"): ("bone marrow metastases", "marrow involvement"),
+    ("metastasis", "cns"): ("CNS involvement", "isolated CNS relapse", "central nervous system involvement"),
+    ("prior_therapy", "transplant"): ("prior allogeneic HCT", "previous stem cell transplant"),
+    ("prior_therapy", "chemotherapy"): ("prior chemotherapy", "previously treated with chemotherapy"),
+    ("prior_therapy", "radiation"): ("prior radiotherapy", "previous radiation"),
+    ("prior_therapy", "surgery"): ("after nephrectomy", "post-surgery", "after resection"),
+    ("prior_therapy", "none"): ("treatment-naive", "no prior therapy"),
+    ("prior_therapy", "tki"): ("prior TKI therapy",),
+    ("prior_therapy", "immunotherapy"): ("prior immunotherapy", "previous checkpoint inhibitor"),
+    ("risk", "low"): ("low risk", "low-risk"),
+    ("risk", "standard"): ("standard risk", "standard-risk"),
+    ("risk", "intermediate"): ("intermediate risk", "intermediate-risk"),
+    ("risk", "high"): ("high risk", "high-risk"),
+    ("risk", "very_high"): ("very high risk",),
+    ("risk", "favorable"): ("favorable risk", "favorable-risk", "IMDC favorable"),
+    ("risk", "poor"): ("poor risk", "poor-risk", "IMDC poor"),
+    ("disease_status", "newly_diagnosed"): ("newly diagnosed", "new diagnosis"),
+    ("disease_status", "relapsed"): ("relapsed", "relapse"),
+    ("disease_status", "refractory"): ("refractory",),
+    ("disease_status", "recurrent"): ("recurrent", "recurrence"),
+    ("resectable", "yes"): ("resectable", "operable", "amenable to complete resection"),
+    ("resectable", "no"): ("unresectable", "not resectable", "inoperable"),
+    ("transplant_eligible", "yes"): ("transplant candidate", "eligible for transplant"),
+    ("transplant_eligible", "no"): ("not a transplant candidate", "ineligible for transplant",
+                                    "not eligible for transplant"),
+    ("site", "extremity"): ("extremity", "limb"),
+    ("site", "axial"): ("axial skeleton", "spine"),
+    ("site", "pelvis"): ("pelvic", "pelvis"),
+    ("site", "chest_wall"): ("chest wall",),
+    ("site", "skull"): ("skull",),
+}
+
+# Parsing-only extras (never generated, so they are "unseen" wordings for the model).
+_PARSE_ONLY: dict[tuple[str, str], tuple[str, ...]] = {
+    ("ph", "+"): ("philadelphia positive", "ph positive", "bcr-abl positive", "bcr abl positive"),
+    ("ph", "-"): ("philadelphia negative", "ph negative", "bcr-abl negative"),
+    ("response", "cr"): ("in remission", "cr1"),
+    ("comorbidity", "none"): ("no comorbidities", "no major comorbidities", "healthy otherwise"),
+    ("comorbidity", "substantial"): ("frail", "serious comorbidities", "major comorbidities"),
+    ("metastasis", "none"): ("no metastasis", "without metastases", "localised"),
+    ("metastasis", "any"): ("metastases",),
+    ("resectable", "no"): ("cannot be resected",),
+    ("histology", "clear_cell"): ("clear cell rcc",),
+}
+
+GUIDELINE_NAMES: dict[str, tuple[str, ...]] = {
+    "ALL": ("acute lymphoblastic leukemia", "acute lymphoblastic leukaemia", "lymphoblastic leukemia", "ALL"),
+    "kidney": ("renal cell carcinoma", "RCC", "kidney cancer", "renal tumor", "renal mass", "Wilms tumor",
+               "kidney tumour", "renal cancer"),
+    "bone": ("bone sarcoma", "bone cancer", "primary bone tumor", "sarcoma of bone", "bone tumour"),
+}
+# Wordings that imply a guideline without naming it (used to derive the guideline literal).
+_GUIDELINE_HINTS: dict[str, tuple[str, ...]] = {
+    "ALL": ("b-all", "t-all", "leukemia", "leukaemia", "ph-positive", "ph-negative", "ph+", "philadelphia",
+            "bcr::abl1", "bcr-abl1", "mrd"),
+    "kidney": ("nephrectomy", "wilms", "renal", "kidney", "ccrcc", "chromophobe", "papillary", "imdc", "anaplasia"),
+    "bone": ("osteosarcoma", "ewing", "chondrosarcoma", "osteogenic", "pleomorphic sarcoma", "bone"),
+}
+OTHER_DISEASES: tuple[str, ...] = (
+    "breast cancer", "lung cancer", "nsclc", "small cell lung", "melanoma", "colorectal", "colon cancer",
+    "prostate", "aml", "acute myeloid", "cll", "chronic lymphocytic", "cml", "chronic myeloid", "lymphoma",
+    "myeloma", "pancreatic", "ovarian", "gastric", "stomach cancer", "bladder cancer", "thyroid", "glioblastoma",
+    "glioma", "cervical cancer", "hepatocellular", "liver cancer", "esophageal", "head and neck",
+)
+
+_AGE_WORDS = {"teens": (13, 19), "twenties": (20, 29), "thirties": (30, 39), "forties": (40, 49),
+              "fifties": (50, 59), "sixties": (60, 69), "seventies": (70, 79), "eighties": (80, 89),
+              "nineties": (90, 99)}
+_DECADE = {f"{d}0s": (d * 10, d * 10 + 9) for d in range(2, 10)}
+NUM = r"(\d{1,3}(?:\.\d+)?)"
+
+
+def band_value(lo: int, hi: int) -> float:
+    """The age a band stands for: its middle year (rounded down)."""
+    return float(lo + (hi - lo) // 2)
+
+
+def age_band(word: str, part: str = "") -> tuple[int, int] | None:
+    """The years of a band word ('twenties', '60s') optionally narrowed by 'early'/'mid'/'late'."""
+    word = word.lower()
+    span = _AGE_WORDS.get(word) or _DECADE.get(word)
+    if span is None:
+        return None
+    lo, hi = span
+    if part == "early":
+        return lo, lo + 3
+    if part == "mid":
+        return lo + 4, lo + 6
+    if part == "late":
+        return hi - 2, hi
+    return lo, hi
+
+
+_NUMERIC_PATTERNS: dict[str, tuple[str, ...]] = {
+    "age": (rf"{NUM}[- ](?:year|yr)s?[- ]old", rf"\baged? {NUM}\b", rf"\b{NUM} ?(?:y/o|yo)\b",
+            rf"\bage of {NUM}\b", rf"\b{NUM} years of age\b", rf"\b{NUM}[- ]?(?:year|yr)s?\b(?! from| after| since)"),
+    "performance_status": (rf"\becog(?: ps| performance status)?(?: of| score of| is|:)? ?{NUM}\b",
+                           rf"\bperformance status(?: of| score of| is|:)? ?{NUM}\b", rf"\bps ?{NUM}\b"),
+    "tumor_size": (rf"\b{NUM} ?-?cm\b", rf"\bmeasuring {NUM} ?centimet"),
+    "necrosis": (rf"\b{NUM} ?%(?: tumou?r)? necrosis", rf"\bnecrosis (?:of |was |is )?{NUM} ?%"),
+    "time_to_relapse": (rf"\b{NUM} months? (?:after|from|since) (?:the )?(?:initial |first )?diagnosis",
+                        rf"\brelapse interval of {NUM} months"),
+}
+_AGE_BAND = re.compile(r"\b(?:in (?:his|her|their) )?(?:(early|mid|late)[- ])?(teens|twenties|thirties|forties|"
+                       r"fifties|sixties|seventies|eighties|nineties|[2-9]0s)\b", re.IGNORECASE)
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    body = re.escape(phrase.lower()).replace(r"\ ", r"[\s-]+")
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9+])")
+
+
+@dataclass
+class _Lexicon:
+    entries: list[tuple[re.Pattern[str], str, str, int]] = field(default_factory=list)
+
+
+def _build_lexicon() -> _Lexicon:
+    lex = _Lexicon()
+    for (key, value), phrases in list(SURFACE.items()) + list(_PARSE_ONLY.items()):
+        for phrase in phrases:
+            lex.entries.append((_phrase_pattern(phrase), key, value, len(phrase)))
+    lex.entries.sort(key=lambda e: -e[3])
+    return lex
+
+
+_LEXICON = _build_lexicon()
+
+
+@dataclass(frozen=True)
+class FactMatch:
+    key: str
+    value: FactValue
+    start: int
+    end: int
+
+
+def find_facts(question: str) -> list[FactMatch]:
+    """Every fact mention in ``question`` (longest phrases first, no overlaps)."""
+    text = question.lower()
+    taken = [False] * (len(text) + 1)
+    found: list[FactMatch] = []
+
+    def free(a: int, b: int) -> bool:
+        return not any(taken[a:b])
+
+    def take(a: int, b: int) -> None:
+        for i in range(a, b):
+            taken[i] = True
+
+    for key, patterns in _NUMERIC_PATTERNS.items():
+        for pattern in patterns:
+            for m in re.finditer(pattern, text):
+                if free(m.start(), m.end()):
+                    value = float(m.group(1))
+                    spec = VOCABULARY[key]
+                    if spec.minimum is not None and spec.maximum is not None and not (
+                            spec.minimum <= value <= spec.maximum):
+                        continue
+                    found.append(FactMatch(key, value, m.start(), m.end()))
+                    take(m.start(), m.end())
+    for m in _AGE_BAND.finditer(text):
+        band = age_band(m.group(2), (m.group(1) or "").lower())
+        if band and free(m.start(), m.end()) and not any(f.key == "age" for f in found):
+            found.append(FactMatch("age", band_value(*band), m.start(), m.end()))
+            take(m.start(), m.end())
+    for pattern, key, value, _ in _LEXICON.entries:
+        for m in pattern.finditer(text):
+            if free(m.start(), m.end()):
+                found.append(FactMatch(key, value, m.start(), m.end()))
+                take(m.start(), m.end())
+    return sorted(found, key=lambda f: f.start)
+
+
+def extract_facts(question: str) -> Facts:
+    """``{key: canonical value}`` for the facts stated in ``question`` (first mention of a key wins)."""
+    facts: Facts = {}
+    for match in find_facts(question):
+        facts.setdefault(match.key, match.value)
+    return facts
+
+
+def _mentions(text: str, phrase: str) -> bool:
+    if phrase.isupper() and len(phrase) <= 4:  # 'ALL', 'RCC': only as an upper-case word
+        return re.search(rf"(?<![A-Za-z]){re.escape(phrase)}(?![A-Za-z])", text) is not None
+    return _phrase_pattern(phrase).search(text.lower()) is not None
+
+
+def detect_guidelines(question: str) -> list[str]:
+    """Guidelines the question names or implies (named ones first)."""
+    named = [g for g, names in GUIDELINE_NAMES.items() if any(_mentions(question, n) for n in names)]
+    if named:
+        return named
+    lowered = question.lower()
+    return [g for g, hints in _GUIDELINE_HINTS.items() if any(h in lowered for h in hints)]
+
+
+def unknown_diseases(question: str) -> list[str]:
+    """Diseases outside the loaded guidelines that the question names ('breast cancer', 'AML')."""
+    lowered = question.lower()
+    return [d for d in OTHER_DISEASES if re.search(rf"(?<![a-z]){re.escape(d)}(?![a-z])", lowered)]

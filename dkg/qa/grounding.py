@@ -1,0 +1,82 @@
+"""Grounding of a decoded query in its question: every literal must appear in (or be derivable from) the
+question, every slot must get a value from it; otherwise the query is repaired from the question or rejected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from dkg.errors import QAError
+from dkg.qa.facts import Facts, detect_guidelines, extract_facts
+from dkg.qa.queries import QuerySketch, QuestionType, parse_model_output
+
+
+class GroundingError(QAError):
+    """A decoded query cannot be grounded in the question."""
+
+
+@dataclass
+class Grounded:
+    sketch: QuerySketch
+    facts: Facts
+    repairs: list[str] = field(default_factory=list)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower().replace("–", "-")).strip()
+
+
+def ground_treatment(treatment: str, question: str, known: list[str] | None = None) -> tuple[str, str | None]:
+    """(phrase, repair note): the phrase as it appears in the question, else the best known phrase the
+    question contains (fuzzy), else :class:`GroundingError`."""
+    q = _norm(question)
+    t = _norm(treatment)
+    if t and t in q:
+        return t, None
+    if t and fuzz.partial_ratio(t, q) >= 92 and len(t) >= 5:
+        return t, None
+    candidates = [(fuzz.partial_ratio(_norm(k), q), len(k), _norm(k)) for k in known or [] if len(k) >= 4]
+    candidates = [c for c in candidates if c[0] >= 92]
+    if candidates:
+        best = max(candidates)
+        return best[2], f"treatment {treatment!r} not in the question; used {best[2]!r} from the question"
+    raise GroundingError(f"treatment {treatment!r} does not appear in the question")
+
+
+def ground(decoded: str, question: str, known_treatments: list[str] | None = None,
+           facts: Facts | None = None) -> Grounded:
+    """Parse and ground one decoded query; raise :class:`GroundingError` / :class:`QAError` when impossible."""
+    sketch = parse_model_output(decoded)
+    facts = extract_facts(question) if facts is None else facts
+    repairs: list[str] = []
+    guideline = sketch.guideline
+    found = detect_guidelines(question)
+    if guideline not in found:
+        if len(found) == 1:
+            repairs.append(f"guideline {guideline!r} not derivable from the question; used {found[0]!r}")
+            guideline = found[0]
+        else:
+            raise GroundingError(f"guideline {guideline!r} is not named or implied by the question")
+    treatment = sketch.treatment
+    if treatment is not None:
+        treatment, note = ground_treatment(treatment, question, known_treatments)
+        if note:
+            repairs.append(note)
+    keys = list(sketch.keys)
+    if sketch.qtype is not QuestionType.CONDITIONS:
+        missing = [k for k in keys if k not in facts]
+        if missing:
+            raise GroundingError(f"slot(s) {', '.join('$' + k for k in missing)} have no value in the question")
+        extra = [k for k in facts if k not in keys]
+        if extra:
+            repairs.append(f"added fact slot(s) stated in the question: {', '.join(extra)}")
+            keys = sorted(set(keys) | set(extra))
+        used = {k: facts[k] for k in keys}
+    else:
+        used = {}
+    grounded = QuerySketch(sketch.qtype, guideline, tuple(sorted(keys)), treatment)
+    grounded.check()
+    return Grounded(grounded, used, repairs)

@@ -1,0 +1,287 @@
+"""A small BART-style encoder–decoder trained from scratch (torch + transformers) for question → query head
+(text-to-Cypher) and question → answer text (the baseline without the DKG).
+
+* Tokenizer: byte-level BPE trained with ``tokenizers`` on the training questions, targets and guideline
+  text; the fixed pieces of the query language (``WITH 'ALL' AS guideline``, ``age: $age``, ``// next_step``)
+  are added tokens, so a query head decodes in ~10–20 steps.
+* Input embeddings start from fastText vectors trained with gensim on the guideline text and the training
+  questions (the reference's remedy for domain vocabulary); unseen sub-words get n-gram vectors.
+* Size (d_model 256, 2+2 layers, 4 heads, FFN 1024, ~4.5M parameters): the task is a short structured output,
+  so a smaller model than the reference's ~19M trains in minutes on 2 CPU cores and decodes a query head
+  with beam search in tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from dkg.errors import QAError
+from dkg.vocabulary import VOCABULARY
+
+SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
+PAD, BOS, EOS, UNK = range(4)
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise QAError("torch is not installed; install the ML extra: pip install -e '.[ml]'") from exc
+    torch.set_num_threads(int(os.environ.get("DKGQA_THREADS", "2")))
+    return torch
+
+
+def query_pieces() -> list[str]:
+    """The fixed fragments of the query language, each one token."""
+    from dkg.qa.queries import GUIDELINES, QuestionType
+    pieces = [f"WITH '{g}' AS guideline" for g in GUIDELINES]
+    pieces += [", '", "' AS treatment", ", {", "} AS facts", ", "]
+    pieces += [f"{k}: ${k}" for k in sorted(VOCABULARY)]
+    pieces += [f" // {t.value}" for t in QuestionType]
+    return pieces
+
+
+@dataclass(frozen=True)
+class ModelSize:
+    d_model: int = 256
+    layers: int = 2
+    heads: int = 4
+    ffn: int = 1024
+    vocab: int = 4000
+    max_source: int = 128
+    max_target: int = 48
+
+    @classmethod
+    def tiny(cls) -> ModelSize:
+        return cls(d_model=64, layers=1, heads=2, ffn=128, vocab=800, max_source=96, max_target=40)
+
+
+def train_tokenizer(texts: Sequence[str], vocab_size: int, path: Path) -> Any:
+    """Train and save a byte-level BPE tokenizer with the query pieces as added tokens."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(texts, trainer)
+    tok.add_tokens([AddedToken(p, normalized=False) for p in query_pieces()])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tok.save(str(path))
+    return tok
+
+
+def fasttext_matrix(tokenizer: Any, corpus: Sequence[str], dim: int, seed: int) -> Any:
+    """Embedding rows for every token from fastText vectors trained on ``corpus`` (gensim)."""
+    import numpy as np
+    from gensim.models import FastText
+    sentences = [[w.lower() for w in t.replace("(", " ").replace(")", " ").split()] for t in corpus]
+    ft = FastText(vector_size=dim, window=5, min_count=1, min_n=3, max_n=5, epochs=5, seed=seed, workers=2)
+    ft.build_vocab(corpus_iterable=sentences)
+    ft.train(corpus_iterable=sentences, total_examples=len(sentences), epochs=5)
+    vocab = tokenizer.get_vocab()
+    matrix = np.random.default_rng(seed).normal(0, 0.02, (len(vocab), dim)).astype("float32")
+    for token, index in vocab.items():
+        word = token.replace("Ġ", "").strip().lower()
+        if index < len(SPECIALS) or not word:
+            continue
+        vec = ft.wv.get_vector(word)
+        norm = float(np.linalg.norm(vec))
+        if norm > 0:
+            matrix[index] = vec / norm * 0.02 * math.sqrt(dim)
+    return matrix
+
+
+def build_model(size: ModelSize, vocab_size: int) -> Any:
+    """A randomly initialised BART encoder–decoder of the given size."""
+    _torch()
+    from transformers import BartConfig, BartForConditionalGeneration
+    config = BartConfig(
+        vocab_size=vocab_size, d_model=size.d_model, encoder_layers=size.layers, decoder_layers=size.layers,
+        encoder_attention_heads=size.heads, decoder_attention_heads=size.heads, encoder_ffn_dim=size.ffn,
+        decoder_ffn_dim=size.ffn, max_position_embeddings=max(size.max_source, size.max_target) + 8,
+        pad_token_id=PAD, bos_token_id=BOS, eos_token_id=EOS, decoder_start_token_id=BOS,
+        forced_eos_token_id=EOS, dropout=0.1, attention_dropout=0.0, scale_embedding=True,
+    )
+    return BartForConditionalGeneration(config)
+
+
+@dataclass
+class TrainReport:
+    epochs: int
+    steps: int
+    seconds: float
+    best_dev_exact: float
+    losses: list[float]
+    stopped_early: bool
+    parameters: int
+
+
+class Seq2Seq:
+    """Tokenizer + model, with batched beam-search generation."""
+
+    def __init__(self, tokenizer: Any, model: Any, size: ModelSize) -> None:
+        self.tokenizer = tokenizer
+        self.model = model
+        self.size = size
+
+    # ---- encoding ----------------------------------------------------------------------------------
+    def encode_sources(self, texts: Sequence[str]) -> Any:
+        torch = _torch()
+        ids = [e.ids[: self.size.max_source - 1] + [EOS] for e in self.tokenizer.encode_batch(list(texts))]
+        width = max(len(i) for i in ids)
+        batch = torch.full((len(ids), width), PAD, dtype=torch.long)
+        for row, seq in enumerate(ids):
+            batch[row, : len(seq)] = torch.tensor(seq)
+        return batch, (batch != PAD).long()
+
+    def encode_targets(self, texts: Sequence[str]) -> Any:
+        torch = _torch()
+        ids = [[BOS] + e.ids[: self.size.max_target - 2] + [EOS] for e in self.tokenizer.encode_batch(list(texts))]
+        width = max(len(i) for i in ids)
+        batch = torch.full((len(ids), width), PAD, dtype=torch.long)
+        for row, seq in enumerate(ids):
+            batch[row, : len(seq)] = torch.tensor(seq)
+        return batch
+
+    # ---- generation --------------------------------------------------------------------------------
+    def generate(self, questions: Sequence[str], *, beams: int = 4, max_new_tokens: int | None = None
+                 ) -> list[list[str]]:
+        """For each question, its ``beams`` best outputs (best first)."""
+        torch = _torch()
+        self.model.eval()
+        src, mask = self.encode_sources(questions)
+        with torch.inference_mode():
+            out = self.model.generate(
+                input_ids=src, attention_mask=mask, num_beams=beams, num_return_sequences=beams,
+                max_new_tokens=max_new_tokens or self.size.max_target,
+                decoder_start_token_id=BOS, eos_token_id=EOS, pad_token_id=PAD, do_sample=False)
+        texts = self.tokenizer.decode_batch([[i for i in seq.tolist() if i > UNK] for seq in out],
+                                            skip_special_tokens=False)
+        return [texts[i * beams:(i + 1) * beams] for i in range(len(questions))]
+
+    def greedy(self, questions: Sequence[str], max_new_tokens: int | None = None) -> list[str]:
+        return [b[0] for b in self.generate(questions, beams=1, max_new_tokens=max_new_tokens)]
+
+    # ---- persistence -------------------------------------------------------------------------------
+    def save(self, folder: Path, meta: dict[str, Any]) -> None:
+        torch = _torch()
+        folder.mkdir(parents=True, exist_ok=True)
+        torch.save(self.model.state_dict(), folder / "model.pt")
+        self.tokenizer.save(str(folder / "tokenizer.json"))
+        (folder / "meta.json").write_text(json.dumps({**meta, "size": asdict(self.size)}, indent=2, sort_keys=True))
+
+    @classmethod
+    def load(cls, folder: Path) -> Seq2Seq:
+        torch = _torch()
+        from tokenizers import Tokenizer
+        if not (folder / "model.pt").is_file():
+            raise QAError(f"no trained model in {folder}; run `dkg train cypher` first")
+        meta = json.loads((folder / "meta.json").read_text())
+        size = ModelSize(**meta["size"])
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        model = build_model(size, tokenizer.get_vocab_size())
+        model.load_state_dict(torch.load(folder / "model.pt", map_location="cpu"))
+        model.eval()
+        return cls(tokenizer, model, size)
+
+
+def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corpus: Sequence[str],
+          folder: Path, size: ModelSize, *, max_epochs: int = 12, max_minutes: float = 12.0, batch_size: int = 32,
+          lr: float = 7e-4, patience: int = 2, seed: int = 13, dev_limit: int = 300,
+          on_progress: Callable[[str], None] | None = None, meta: dict[str, Any] | None = None
+          ) -> tuple[Seq2Seq, TrainReport]:
+    """Train on (source, target) pairs with early stopping on dev exact match; the best epoch is saved."""
+    torch = _torch()
+    say = on_progress or (lambda _m: None)
+    random.seed(seed)
+    torch.manual_seed(seed)
+    start = time.perf_counter()
+    tokenizer = train_tokenizer([s for s, _ in pairs] + [t for _, t in pairs] + list(corpus), size.vocab,
+                                folder / "tokenizer.json")
+    model = build_model(size, tokenizer.get_vocab_size())
+    matrix = fasttext_matrix(tokenizer, list(corpus) + [s for s, _ in pairs], size.d_model, seed)
+    with torch.no_grad():
+        model.get_input_embeddings().weight.copy_(torch.from_numpy(matrix))
+    s2s = Seq2Seq(tokenizer, model, size)
+    parameters = sum(p.numel() for p in model.parameters())
+    say(f"tokenizer {tokenizer.get_vocab_size()} tokens, fastText-initialised embeddings, {parameters / 1e6:.1f}M "
+        f"parameters, {len(pairs)} training pairs")
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    steps_per_epoch = math.ceil(len(pairs) / batch_size)
+    total = steps_per_epoch * max_epochs
+    warmup = max(1, steps_per_epoch // 2)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min(1.0, (s + 1) / warmup) * max(0.05, 1 - s / total))
+    order = list(range(len(pairs)))
+    best, bad_epochs, losses, steps, stopped = -1.0, 0, [], 0, False
+    dev_sample = list(dev)[:dev_limit]
+    epoch = 0
+    for epoch in range(1, max_epochs + 1):
+        model.train()
+        random.shuffle(order)
+        # batches of similar length waste less padding
+        chunks = [order[i:i + batch_size * 20] for i in range(0, len(order), batch_size * 20)]
+        epoch_loss, n = 0.0, 0
+        for chunk in chunks:
+            chunk.sort(key=lambda i: len(pairs[i][0]))
+            for b in range(0, len(chunk), batch_size):
+                idx = chunk[b:b + batch_size]
+                src, mask = s2s.encode_sources([pairs[i][0] for i in idx])
+                tgt = s2s.encode_targets([pairs[i][1] for i in idx])
+                labels = tgt[:, 1:].clone()
+                labels[labels == PAD] = -100
+                out = model(input_ids=src, attention_mask=mask, decoder_input_ids=tgt[:, :-1], labels=labels)
+                optimiser.zero_grad()
+                out.loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimiser.step()
+                scheduler.step()
+                steps += 1
+                epoch_loss += float(out.loss.detach())
+                n += 1
+                if steps % 50 == 0:
+                    say(f"epoch {epoch} step {steps}/{total} loss {epoch_loss / n:.4f} "
+                        f"({(time.perf_counter() - start) / 60:.1f} min)")
+        losses.append(epoch_loss / max(n, 1))
+        exact = dev_exact(s2s, dev_sample) if dev_sample else 0.0
+        say(f"epoch {epoch}: loss {losses[-1]:.4f}, dev exact match {exact:.3f}")
+        if exact > best:
+            best, bad_epochs = exact, 0
+            s2s.save(folder, {**(meta or {}), "epoch": epoch, "dev_exact": exact})
+        else:
+            bad_epochs += 1
+        if bad_epochs >= patience or exact >= 0.999:
+            stopped = True
+            say(f"early stop after epoch {epoch}")
+            break
+        if (time.perf_counter() - start) / 60 > max_minutes:
+            stopped = True
+            say(f"time budget of {max_minutes} min reached after epoch {epoch}")
+            break
+    seconds = time.perf_counter() - start
+    report = TrainReport(epoch, steps, seconds, best, losses, stopped, parameters)
+    best_model = Seq2Seq.load(folder)
+    meta_path = folder / "meta.json"
+    saved = json.loads(meta_path.read_text())
+    saved["train_report"] = asdict(report)
+    meta_path.write_text(json.dumps(saved, indent=2, sort_keys=True))
+    return best_model, report
+
+
+def dev_exact(s2s: Seq2Seq, dev: Sequence[tuple[str, str]], batch: int = 64) -> float:
+    """Share of dev pairs whose greedy output equals the target exactly."""
+    hits = 0
+    for i in range(0, len(dev), batch):
+        part = dev[i:i + batch]
+        outs = s2s.greedy([s for s, _ in part])
+        hits += sum(o.strip() == t.strip() for o, (_, t) in zip(outs, part, strict=True))
+    return hits / max(len(dev), 1)

@@ -1,0 +1,169 @@
+"""Text-to-Cypher question answering over the DKG: question → beam search → grounding → plan check →
+read-only execution → :class:`dkg.answers.Answer`.
+
+Used by ``dkg ask`` (hybrid route), the demo and ``dkg eval qa``. Questions that are empty, too long, out of
+scope or about an unknown guideline, and queries that fail validation, get ``no_answer_reason`` — never a
+made-up answer.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from dkg.answers import Answer, Evidence
+from dkg.config import Settings, get_settings
+from dkg.errors import DKGError, QAError
+from dkg.graph.db import Graph
+from dkg.qa.answers_text import answer_text
+from dkg.qa.facts import detect_guidelines, extract_facts, unknown_diseases
+from dkg.qa.grounding import ground
+from dkg.qa.queries import GUIDELINES, QuestionType
+from dkg.qa.safety import SafeExecutor
+from dkg.qa.seq2seq import Seq2Seq
+from dkg.qa.training import MODEL_DIR, ensure_model
+
+MAX_CHARS = 600
+MAX_WORDS = 120
+BEAMS = 4
+
+__all__ = ["TextToCypherService", "ensure_model", "sample_questions"]
+
+
+def sample_questions() -> list[str]:
+    """A handful of questions for the demo (written freely, not from the generator's frames)."""
+    return [
+        "A 30-year-old with Ph-positive B-cell ALL and no substantial comorbidities: what is the recommended "
+        "induction?",
+        "Is blinatumomab appropriate for a 70 year old man with Philadelphia-negative B-ALL who is MRD-positive "
+        "after achieving complete remission?",
+        "In renal cell carcinoma, which patients should receive partial nephrectomy?",
+        "A 55-year-old woman has stage IV clear-cell RCC with IMDC favorable risk. What next?",
+        "Which patients with bone sarcoma should get wide en bloc excision?",
+        "What is the best treatment for metastatic breast cancer?",
+        "What's the weather like tomorrow?",
+    ]
+
+
+class TextToCypherService:
+    """Answers questions with the trained text-to-Cypher model over the configured Neo4j graph."""
+
+    def __init__(self, settings: Settings | None = None, *, graph: Graph | None = None,
+                 model_dir: Path | None = None, versions: dict[str, str] | None = None, beams: int = BEAMS) -> None:
+        self.settings = settings or get_settings()
+        self._own_graph = graph is None
+        self.graph = graph or Graph(self.settings)
+        self.model = Seq2Seq.load(model_dir or MODEL_DIR)
+        self.executor = SafeExecutor(self.graph, self.settings)
+        self.versions = dict(versions or {})
+        self.beams = beams
+        self.stats: Counter[str] = Counter()
+        self._treatments: dict[tuple[str, str], list[str]] = {}
+
+    def close(self) -> None:
+        if self._own_graph:
+            self.graph.close()
+
+    def __enter__(self) -> TextToCypherService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- graph look-ups ---------------------------------------------------------------------------
+    def version_of(self, guideline: str) -> str:
+        """The version answered from: the configured one, else the newest loaded in the graph."""
+        if guideline not in self.versions:
+            rows = self.graph.read("MATCH (g:GuidelineVersion {guideline: $g}) RETURN g.version AS v", {"g": guideline})
+            if not rows:
+                raise QAError(f"guideline {guideline!r} is not loaded in the graph; build it first (dkg build)")
+            self.versions[guideline] = max((r["v"] for r in rows),
+                                           key=lambda v: tuple(reversed([int(x) for x in v.split(".")])))
+        return self.versions[guideline]
+
+    def treatments(self, guideline: str, version: str) -> list[str]:
+        key = (guideline, version)
+        if key not in self._treatments:
+            rows = self.graph.read("MATCH (t:Action {guideline: $g, version: $v}) UNWIND t.options AS o "
+                                   "RETURN DISTINCT toLower(o) AS o", {"g": guideline, "v": version})
+            self._treatments[key] = [r["o"] for r in rows]
+        return self._treatments[key]
+
+    # ---- answering --------------------------------------------------------------------------------
+    def _refuse(self, question: str, reason: str, timings: dict[str, float], **extra: Any) -> Answer:
+        self.stats["no_answer"] += 1
+        return Answer(question=question, route="text2cypher", answer="", no_answer_reason=reason,
+                      timings_ms=timings, **extra)
+
+    def screen(self, question: str) -> str | None:
+        """Why a question cannot be answered at all (before the model runs), or None."""
+        text = question.strip()
+        if not text:
+            return "the question is empty"
+        if len(text) > MAX_CHARS or len(text.split()) > MAX_WORDS:
+            return f"the question is too long ({len(text)} characters; at most {MAX_CHARS} and {MAX_WORDS} words)"
+        if not re.search(r"[A-Za-z]{2}", text):
+            return "the question has no words"
+        found = detect_guidelines(text)
+        if not found:
+            other = unknown_diseases(text)
+            if other:
+                return (f"the question is about {other[0]!r}, which no loaded guideline covers "
+                        f"(known guidelines: {', '.join(GUIDELINES)})")
+            return ("out of scope: the question names no guideline topic (ALL, kidney cancer, bone cancer) "
+                    "the decision knowledge graph covers")
+        return None
+
+    def decode(self, question: str) -> list[str]:
+        return self.model.generate([question], beams=self.beams)[0]
+
+    def answer(self, question: str) -> Answer:
+        """Answer one question (see the module docstring); timings in ms per stage."""
+        start = time.perf_counter()
+        timings: dict[str, float] = {}
+        self.stats["questions"] += 1
+        reason = self.screen(question)
+        if reason:
+            timings["total"] = (time.perf_counter() - start) * 1000
+            return self._refuse(question, reason, timings)
+        t = time.perf_counter()
+        beams = self.decode(question)
+        timings["generate"] = (time.perf_counter() - t) * 1000
+        facts = extract_facts(question)
+        problems: list[str] = []
+        for index, decoded in enumerate(beams):
+            t = time.perf_counter()
+            try:
+                guess = ground(decoded, question, None, facts)
+                version = self.version_of(guess.sketch.guideline)
+                grounded = ground(decoded, question, self.treatments(guess.sketch.guideline, version), facts)
+                sketch = grounded.sketch
+                cypher, params = sketch.cypher(), sketch.params(grounded.facts, version)
+                timings["ground"] = timings.get("ground", 0.0) + (time.perf_counter() - t) * 1000
+                t = time.perf_counter()
+                rows = self.executor.run(cypher, params)
+                timings["execute"] = (time.perf_counter() - t) * 1000
+            except DKGError as exc:
+                problems.append(f"beam {index + 1}: {exc}")
+                continue
+            self.stats["valid_beam_1" if index == 0 else "rescued_by_later_beam"] += 1
+            timings["total"] = (time.perf_counter() - start) * 1000
+            if not rows:
+                return self._refuse(question, "no step of the guideline matches the facts in the question "
+                                              f"({', '.join(f'{k}={v}' for k, v in grounded.facts.items()) or 'none'})",
+                                    timings, cypher=cypher, cypher_params=params)
+            self.stats["answered"] += 1
+            evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]),
+                                 kind="Decision" if sketch.qtype is QuestionType.CONDITIONS else "Action",
+                                 guideline=sketch.guideline, version=version) for r in rows]
+            text = answer_text(sketch.qtype, rows, sketch.treatment)
+            if grounded.repairs:
+                self.stats["repaired"] += 1
+            return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
+                          rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence, timings_ms=timings)
+        timings["total"] = (time.perf_counter() - start) * 1000
+        self.stats["all_beams_invalid"] += 1
+        return self._refuse(question, "no decoded query passed validation: " + "; ".join(problems[:3]), timings)

@@ -1,0 +1,152 @@
+"""Dataset and model lifecycle: build the guideline versions the dataset needs, (re)generate the dataset when
+its inputs changed, train the text-to-Cypher model (and the no-DKG baseline), and reuse cached models whose
+training-data hash matches."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from dkg.config import PROJECT_ROOT, Settings
+from dkg.graph.builder import build
+from dkg.graph.db import Graph
+from dkg.graph.sources import input_from_source
+from dkg.qa.dataset import (
+    DATASET_PATH,
+    GENERATOR_VERSION,
+    DatasetBuilder,
+    GenConfig,
+    dataset_hash,
+    load_dataset,
+    save_dataset,
+)
+from dkg.qa.seq2seq import ModelSize, Seq2Seq, train
+
+TRAINER_VERSION = "1"
+MODELS_DIR = PROJECT_ROOT / "models"
+MODEL_DIR = MODELS_DIR / "text2cypher"
+BASELINE_DIR = MODELS_DIR / "baseline-answer"
+Progress = Callable[[str], None]
+
+
+def guideline_corpus(versions: tuple[tuple[str, str], ...]) -> list[str]:
+    """Box texts, page titles and footnotes of the guideline sources (the fastText corpus)."""
+    from dkg.corpus.model import load_guideline
+    from dkg.graph.sources import source_path
+    texts: list[str] = []
+    for code, version in versions:
+        g = load_guideline(source_path(code, version))
+        texts.append(g.title)
+        texts += list(g.footnotes.values())
+        for page in g.pages:
+            texts.append(page.title)
+            texts += [box.text for box in page.boxes]
+    return texts
+
+
+def input_hash(config: GenConfig) -> str:
+    """Hash of everything the dataset is generated from: guideline sources, generator version and config."""
+    payload = {
+        "generator": GENERATOR_VERSION,
+        "config": asdict(config),
+        "sources": {f"{g}|{v}": input_from_source(g, v).source_sha() for g, v in config.versions},
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _meta_path(dataset_path: Path) -> Path:
+    return dataset_path.with_name(dataset_path.name.replace(".json.gz", ".meta.json"))
+
+
+def ensure_graph(graph: Graph, config: GenConfig, say: Progress) -> None:
+    """Build the guideline versions the dataset is generated from (skipped when already up to date)."""
+    reports = build(graph, [input_from_source(g, v) for g, v in config.versions])
+    for r in reports:
+        say(f"graph {r.guideline} {r.version}: {'up to date' if r.skipped else f'built in {r.seconds:.1f}s'}")
+
+
+def ensure_dataset(settings: Settings, *, quick: bool = False, path: Path | None = None,
+                   on_progress: Progress | None = None, force: bool = False) -> tuple[list[dict[str, Any]], str]:
+    """The dataset items and their hash; regenerated (seeded, deterministic) when the inputs changed."""
+    say = on_progress or (lambda _m: None)
+    config = GenConfig().quick() if quick else GenConfig()
+    path = path or (settings.home / "qa" / "cpg-qa-quick.json.gz" if quick else DATASET_PATH)
+    wanted = input_hash(config)
+    meta_path = _meta_path(path)
+    if not force and path.is_file() and meta_path.is_file():
+        meta = json.loads(meta_path.read_text())
+        if meta.get("input_hash") == wanted:
+            items = load_dataset(path)
+            if dataset_hash(items) == meta.get("data_hash"):
+                say(f"dataset {path.name}: {len(items)} items, inputs unchanged (reused)")
+                return items, meta["data_hash"]
+    start = time.perf_counter()
+    with Graph(settings) as graph:
+        ensure_graph(graph, config, say)
+        builder = DatasetBuilder(graph, config, say)
+        items = builder.build()
+    data_hash = save_dataset(items, path)
+    meta = {"input_hash": wanted, "data_hash": data_hash, "items": len(items), "stats": builder.stats,
+            "seconds": round(time.perf_counter() - start, 1), "config": asdict(config)}
+    meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True))
+    say(f"dataset {path.name}: {len(items)} items generated in {meta['seconds']} s ({builder.stats})")
+    return items, data_hash
+
+
+def pairs(items: list[dict[str, Any]], split: str, field: str = "target") -> list[tuple[str, str]]:
+    return [(i["QUESTION"], i[field]) for i in items if i["split"] == split]
+
+
+def _cached(folder: Path, data_hash: str, kind: str) -> bool:
+    meta = folder / "meta.json"
+    if not (folder / "model.pt").is_file() or not meta.is_file():
+        return False
+    saved = json.loads(meta.read_text())
+    return saved.get("data_hash") == data_hash and saved.get("kind") == kind and \
+        saved.get("trainer") == TRAINER_VERSION and "train_report" in saved
+
+
+def ensure_model(settings: Settings, *, quick: bool = False, on_progress: Progress | None = None,
+                 force: bool = False, max_minutes: float = 12.0) -> Path:
+    """The folder of a trained text-to-Cypher model: reused when its training-data hash matches, else trained.
+
+    ``quick`` uses a small dataset and a tiny model (for tests and smoke runs) kept under the data folder.
+    """
+    say = on_progress or (lambda _m: None)
+    items, data_hash = ensure_dataset(settings, quick=quick, on_progress=say)
+    folder = settings.home / "qa" / "text2cypher-quick" if quick else MODEL_DIR
+    if not force and _cached(folder, data_hash, "text2cypher"):
+        say(f"model {folder}: training data unchanged (hash {data_hash[:12]}), reused")
+        return folder
+    size = ModelSize.tiny() if quick else ModelSize()
+    config = GenConfig().quick() if quick else GenConfig()
+    train(pairs(items, "train"), pairs(items, "dev"), guideline_corpus(config.versions), folder, size,
+          max_epochs=4 if quick else 12, max_minutes=2.0 if quick else max_minutes, on_progress=say,
+          meta={"data_hash": data_hash, "kind": "text2cypher", "trainer": TRAINER_VERSION})
+    return folder
+
+
+def ensure_baseline(settings: Settings, *, quick: bool = False, on_progress: Progress | None = None,
+                    force: bool = False, max_minutes: float = 12.0) -> Path:
+    """The no-DKG baseline: the same architecture trained question → answer text."""
+    say = on_progress or (lambda _m: None)
+    items, data_hash = ensure_dataset(settings, quick=quick, on_progress=say)
+    folder = settings.home / "qa" / "baseline-quick" if quick else BASELINE_DIR
+    if not force and _cached(folder, data_hash, "baseline"):
+        say(f"baseline {folder}: training data unchanged, reused")
+        return folder
+    size = ModelSize.tiny() if quick else ModelSize(max_target=128)
+    config = GenConfig().quick() if quick else GenConfig()
+    train(pairs(items, "train", "ANSWER"), pairs(items, "dev", "ANSWER")[:100], guideline_corpus(config.versions),
+          folder, size, max_epochs=3 if quick else 10, max_minutes=2.0 if quick else max_minutes, on_progress=say,
+          meta={"data_hash": data_hash, "kind": "baseline", "trainer": TRAINER_VERSION}, patience=3)
+    return folder
+
+
+def load_model(folder: Path) -> Seq2Seq:
+    return Seq2Seq.load(folder)
