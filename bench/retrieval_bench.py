@@ -1,0 +1,211 @@
+"""Retrieval benchmark: quality of BM25 / vector-only / GRAG / hybrid (MiniLM, plus LSA for comparison),
+incremental re-index time of one changed node, and query latency at 200k nodes (vector index vs exact
+brute force, and the full GRAG query).
+
+Quality runs on the configured Neo4j (DKG_HOME / DKG_NEO4J_BOLT_PORT; started if local and not running):
+it builds every guideline source, loads the MedQuAD knowledge layer and indexes. Latency runs on a separate
+server (data folder ``<DKG_HOME>-200k``, port --bench-port) holding 200k synthetic retrievable nodes whose
+vectors are real graph embeddings plus noise; the demo database is never touched.
+
+    DKG_HOME=$PWD/.dkg-bench DKG_NEO4J_BOLT_PORT=7720 .venv/bin/python bench/retrieval_bench.py
+
+Writes bench/results/retrieval.json (flat keys, numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from dkg.config import PROJECT_ROOT, get_settings, load_settings
+from dkg.corpus.model import discover
+from dkg.evaluation.retrieval_eval import evaluate, test_between
+from dkg.graph.builder import build
+from dkg.graph.db import Graph
+from dkg.graph.sources import input_from_source
+from dkg.retrieval.embedding import minilm
+from dkg.retrieval.grag import Retriever
+from dkg.retrieval.index import build_index
+from dkg.retrieval.knowledge import load_knowledge
+from dkg.retrieval.questions import SETS, load_set
+from dkg.retrieval.settings import load_retrieval_settings
+from dkg.services.neo4j_server import LocalNeo4jServer
+
+RESULTS = PROJECT_ROOT / "bench" / "results" / "retrieval.json"
+SYNTHETIC_BATCH = 2000
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def quality(graph: Graph, figures: dict[str, float]) -> None:
+    settings = load_retrieval_settings()
+    sets = {name: load_set(name) for name in SETS}
+    result = evaluate(Retriever(graph, settings), sets, on_progress=print)
+    s = result.summary
+    for name in SETS:
+        figures[f"questions_{name}"] = s[f"{name}.questions"]
+        for method in ("bm25", "vector", "grag", "hybrid"):
+            for metric in ("ndcg@1", "ndcg@5", "ndcg@10", "p@5", "r@10", "map", "mrr"):
+                key = f"{name}.{method}.{metric}"
+                figures[f"{metric.replace('@', '')}_{name}_{method}"] = round(s[key], 4)
+            figures[f"ndcg10_{name}_{method}_ci_low"] = round(s[f"{name}.{method}.ndcg@10.ci_low"], 4)
+            figures[f"ndcg10_{name}_{method}_ci_high"] = round(s[f"{name}.{method}.ndcg@10.ci_high"], 4)
+        for a, b in (("vector", "grag"), ("vector", "hybrid"), ("bm25", "grag"), ("grag", "hybrid")):
+            t = test_between(result, name, a, b)
+            if t is not None:
+                figures[f"p_bh_{name}_{a}_vs_{b}"] = t["p_bh"]
+    figures["ndcg10_medquad"] = figures["ndcg10_medquad_grag"]  # the retriever's default method
+    figures["ndcg10_medquad_vector_only"] = figures["ndcg10_medquad_vector"]
+    figures["ndcg10_role_traps_vector_only"] = figures["ndcg10_role_traps_vector"]
+    figures["p_value_role_traps"] = figures["p_bh_role_traps_vector_vs_grag"]
+    figures["eval_seconds"] = round(result.seconds, 1)
+    # Second embedding option (LSA), vector-only and GRAG, on the MedQuAD-based sets.
+    lsa = Retriever(graph, load_retrieval_settings(model="lsa"))
+    lsa_sets = {name: sets[name] for name in ("medquad", "paraphrase", "role_traps")}
+    lsa_result = evaluate(lsa, lsa_sets, ("vector", "grag"), on_progress=print)
+    for name in lsa_sets:
+        for method in ("vector", "grag"):
+            figures[f"ndcg10_{name}_{method}_lsa"] = round(lsa_result.summary[f"{name}.{method}.ndcg@10"], 4)
+
+
+def reindex_one_node(graph: Graph, home: Path, runs: int) -> list[float]:
+    """Seconds for `build_index` after editing one leaf node's content (model already loaded)."""
+    uid = graph.read("MATCH (n:Node {guideline: 'kidney', version: '1.2026'}) WHERE NOT (n)-[:NEXT_STEP]->() "
+                     "RETURN n.uid AS uid ORDER BY uid LIMIT 1")[0]["uid"]
+    original = graph.read("MATCH (n:Node {uid: $uid}) RETURN n.content AS c", {"uid": uid})[0]["c"]
+    minilm()
+    times = []
+    try:
+        for i in range(runs):
+            graph.write("MATCH (n:Node {uid: $uid}) SET n.content = $c", {"uid": uid, "c": f"{original} (edit {i})"})
+            start = time.perf_counter()
+            report = build_index(graph, home=home, models=("minilm",))
+            times.append(time.perf_counter() - start)
+            if report.embedded["minilm"] != 1:
+                raise RuntimeError(f"expected one re-embedded node, got {report.embedded}")
+    finally:
+        graph.write("MATCH (n:Node {uid: $uid}) SET n.content = $c", {"uid": uid, "c": original})
+        build_index(graph, home=home, models=("minilm",))
+    return times
+
+
+def fill_synthetic(graph: Graph, source: np.ndarray, total: int, seed: int = 42) -> None:
+    """Write ``total`` retrievable nodes (real vectors + noise, re-normalised) in chains of 50 linked by NEXT_STEP."""
+    rng = np.random.default_rng(seed)
+    have = graph.read("MATCH (n:Retrievable) RETURN count(n) AS c")[0]["c"]
+    for start in range(have, total, SYNTHETIC_BATCH):
+        n = min(SYNTHETIC_BATCH, total - start)
+        base = source[rng.integers(0, len(source), size=n)]
+        vecs = base + rng.normal(0, 0.04, size=base.shape)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        rows = [{"rid": f"syn|{start + i}", "prev": f"syn|{start + i - 1}" if (start + i) % 50 else None,
+                 "vector": vecs[i].astype(float).tolist()} for i in range(n)]
+        graph.write("UNWIND $rows AS row CREATE (n:Node:Embedded:Retrievable {rid: row.rid, uid: row.rid, "
+                    "guideline: 'SYN', version: '1', content: 'synthetic', emb_minilm: row.vector})", {"rows": rows})
+        graph.write("UNWIND $rows AS row WITH row WHERE row.prev IS NOT NULL "
+                    "MATCH (a:Embedded {rid: row.prev}), (b:Embedded {rid: row.rid}) CREATE (a)-[:NEXT_STEP]->(b)",
+                    {"rows": rows})
+        if (start // SYNTHETIC_BATCH) % 10 == 0:
+            print(f"synthetic nodes: {start + n}/{total}")
+
+
+def wait_online(graph: Graph, name: str, timeout_s: float = 900) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        rows = graph.read("SHOW INDEXES YIELD name, state, populationPercent WHERE name = $n "
+                          "RETURN state, populationPercent", {"n": name})
+        if rows and rows[0]["state"] == "ONLINE":
+            return
+        time.sleep(5)
+    raise RuntimeError(f"vector index {name} not online after {timeout_s} s")
+
+
+def latency(source: np.ndarray, queries: list[str], bench_port: int, total: int, figures: dict[str, float]) -> None:
+    base = get_settings()
+    settings = load_settings(home=Path(f"{base.home}-200k"), neo4j_bolt_port=bench_port, neo4j_heap="2g",
+                             neo4j_pagecache="1g", neo4j_start_timeout_s=300)
+    with LocalNeo4jServer(settings).running(), Graph(settings) as graph:
+        graph.apply_schema(("schema", "schema_retrieval"))
+        fill_synthetic(graph, source, total)
+        wait_online(graph, "retrieval_minilm")
+        figures["bench_nodes"] = graph.read("MATCH (n:Retrievable) RETURN count(n) AS c")[0]["c"]
+        retriever = Retriever(graph, load_retrieval_settings(), check=False, embedder=minilm())
+        vectors = [v.astype(float).tolist() for v in minilm().encode(queries)]
+        for v in vectors[:5]:
+            retriever.seeds(v, 10)  # warm-up
+        index_ms, exact_ms, grag_ms, overlap = [], [], [], []
+        for v in vectors:
+            t = time.perf_counter()
+            approx = retriever.seeds(v, 10)
+            index_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            retriever.grag(v, 10)
+            grag_ms.append((time.perf_counter() - t) * 1000)
+        for v in vectors[:20]:
+            t = time.perf_counter()
+            exact = retriever.seeds(v, 10, exact=True)
+            exact_ms.append((time.perf_counter() - t) * 1000)
+            approx = retriever.seeds(v, 10)
+            overlap.append(len({r for r, _, _ in exact} & {r for r, _, _ in approx}) / 10)
+        embed_ms = []
+        for q in queries[:50]:
+            t = time.perf_counter()
+            minilm().encode([q])
+            embed_ms.append((time.perf_counter() - t) * 1000)
+    figures["p50_ms_200k"] = round(statistics.median(index_ms), 2)
+    figures["p99_ms_200k"] = round(percentile(index_ms, 0.99), 2)
+    figures["p50_ms_200k_exact"] = round(statistics.median(exact_ms), 2)
+    figures["p99_ms_200k_exact"] = round(percentile(exact_ms, 0.99), 2)
+    figures["p50_ms_200k_grag"] = round(statistics.median(grag_ms), 2)
+    figures["p99_ms_200k_grag"] = round(percentile(grag_ms, 0.99), 2)
+    figures["p50_ms_query_embedding"] = round(statistics.median(embed_ms), 2)
+    figures["recall10_index_vs_exact_200k"] = round(float(np.mean(overlap)), 4)
+    figures["latency_queries"] = len(vectors)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench-port", type=int, default=7721)
+    parser.add_argument("--nodes", type=int, default=200_000)
+    parser.add_argument("--reindex-runs", type=int, default=5)
+    parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--skip-latency", action="store_true")
+    args = parser.parse_args()
+    settings = get_settings()
+    figures: dict[str, float] = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    with LocalNeo4jServer(settings).running(), Graph(settings) as graph:
+        build(graph, [input_from_source(g, v) for g, v, _ in discover()])
+        load_knowledge(graph, load_retrieval_settings().medquad_dir)
+        t = time.perf_counter()
+        report = build_index(graph, home=Path(settings.home), models=("minilm", "lsa"), on_progress=print)
+        print(report.summary())
+        if report.embedded.get("minilm", 0) == report.nodes:
+            figures["index_full_s"] = round(time.perf_counter() - t, 1)
+        figures["indexed_nodes"] = report.nodes
+        if not args.skip_quality:
+            quality(graph, figures)
+        times = reindex_one_node(graph, Path(settings.home), args.reindex_runs)
+        figures["reindex_one_node_s"] = round(statistics.median(times), 3)
+        figures["reindex_one_node_max_s"] = round(max(times), 3)
+        source = np.asarray([r["v"] for r in graph.read(
+            "MATCH (n:Retrievable) WHERE n.emb_minilm IS NOT NULL RETURN n.emb_minilm AS v")], dtype=np.float32)
+        queries = [q.question for name in ("role_traps", "paraphrase", "medquad") for q in load_set(name)][:200]
+    if not args.skip_latency:
+        latency(source, queries, args.bench_port, args.nodes, figures)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(dict(sorted(figures.items())), indent=1))
+    print(json.dumps({k: figures[k] for k in ("ndcg10_medquad", "ndcg10_medquad_vector_only", "ndcg10_role_traps_grag",
+                                              "ndcg10_role_traps_vector_only", "p_value_role_traps", "p50_ms_200k",
+                                              "reindex_one_node_s") if k in figures}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
