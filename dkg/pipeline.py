@@ -1,33 +1,46 @@
-"""Declarative builds: a pipeline file names a guideline version's PDF; running it parses, extracts, loads."""
+"""Declarative builds: a pipeline file names a guideline version's PDF; running it parses the PDF,
+extracts the constraints and loads the graph (one transaction per guideline version).
+
+Intermediate files (head–tail CSV + sidecar, constrained CSV + JSON) are kept under
+``$DKG_HOME/pipelines/<guideline>-<version>/`` for inspection.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from dkg.config import PROJECT_ROOT
+from dkg.config import PROJECT_ROOT, Settings, get_settings
 from dkg.errors import BuildError
+
+PIPELINES_DIR = PROJECT_ROOT / "pipelines"
 
 
 class PipelineSpec(BaseModel):
+    """One guideline version to build from its PDF."""
+
     model_config = ConfigDict(extra="forbid")
 
-    guideline: str
+    guideline: str = Field(pattern=r"^[A-Za-z0-9_~-]+$")
     version: str
     title: str = ""
     pdf: Path
     pages: str | None = Field(default=None, description="e.g. '1-7'; all pages when absent")
     ocr: str = Field(default="auto", pattern="^(auto|always|never)$")
-    path: Path | None = Field(default=None, exclude=True)
 
     def pdf_path(self) -> Path:
         return self.pdf if self.pdf.is_absolute() else PROJECT_ROOT / self.pdf
 
+    def work_dir(self, settings: Settings) -> Path:
+        return settings.home / "pipelines" / f"{self.guideline}-{self.version}"
+
 
 def load_pipeline(path: Path) -> PipelineSpec:
+    """Read and validate a pipeline file."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -37,13 +50,69 @@ def load_pipeline(path: Path) -> PipelineSpec:
     if not isinstance(data, dict):
         raise BuildError(f"{path}: a pipeline is a mapping with guideline, version, pdf")
     try:
-        spec = PipelineSpec(**data)
+        return PipelineSpec(**data)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise BuildError(f"{path}: {problems}") from exc
-    spec.path = path
-    return spec
+
+
+def shipped_pipelines() -> list[Path]:
+    return sorted(PIPELINES_DIR.glob("*.yaml"))
+
+
+@dataclass(frozen=True)
+class StageFiles:
+    edges_csv: Path
+    constrained_csv: Path
+    constrained_json: Path
+
+
+def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
+                  echo: Callable[[str], None] = print, settings: Settings | None = None):  # type: ignore[no-untyped-def]
+    """Parse every PDF, extract constraints (one CoreNLP server for all), build each version.
+
+    Returns the builder's reports, one per guideline version.
+    """
+    from dkg.constraints.run import extract_file, open_extractor
+    from dkg.graph.build_input import read_constrained_json
+    from dkg.graph.builder import build
+    from dkg.graph.db import open_graph
+    from dkg.parsing import OCRMode, parse_pdf
+    from dkg.parsing.output import write_csv, write_sidecar
+
+    settings = settings or get_settings()
+    files: list[StageFiles] = []
+    for spec in specs:
+        pdf = spec.pdf_path()
+        if not pdf.is_file():
+            raise BuildError(f"{spec.guideline} {spec.version}: no PDF at {pdf}; render the corpus first "
+                             "(`dkg corpus render`) or fix `pdf:` in the pipeline file")
+        work = spec.work_dir(settings)
+        work.mkdir(parents=True, exist_ok=True)
+        stage = StageFiles(work / "edges.csv", work / "constrained.csv", work / "constrained.json")
+        echo(f"[{spec.guideline} {spec.version}] parsing {pdf.name}")
+        result = parse_pdf(pdf, pages=spec.pages, ocr=OCRMode(spec.ocr))
+        rows = write_csv(result, stage.edges_csv)
+        write_sidecar(result, stage.edges_csv.with_suffix(".json"))
+        for issue in result.issues:
+            echo(f"  warning page {issue.page}: {issue.message}")
+        echo(f"  {rows} edges from {len(result.pages)} page(s)")
+        if rows == 0:
+            raise BuildError(f"{spec.guideline} {spec.version}: the parser found no arrows in {pdf}")
+        files.append(stage)
+    echo("extracting constraints (Stanford CoreNLP)")
+    with open_extractor(settings) as extractor:
+        for spec, stage in zip(specs, files, strict=True):
+            extracted = extract_file(extractor, stage.edges_csv, stage.constrained_csv, stage.constrained_json)
+            cells = sum(1 for r in extracted for c in (r.head_constraints, r.tail_constraints) if c)
+            echo(f"  [{spec.guideline} {spec.version}] {cells} head/tail cells with constraints")
+    reports = []
+    with open_graph(settings) as graph:
+        for spec, stage in zip(specs, files, strict=True):
+            build_input = read_constrained_json(stage.constrained_json, spec.guideline, spec.version, spec.title)
+            reports += build(graph, [build_input], force=force)
+    return reports
 
 
 def run_pipeline(spec: PipelineSpec, *, force: bool = False, echo: Callable[[str], None] = print):  # type: ignore[no-untyped-def]
-    raise BuildError("the PDF pipeline (parse → extract → load) is not wired yet")
+    return run_pipelines([spec], force=force, echo=echo)

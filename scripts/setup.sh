@@ -38,16 +38,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 # 3. Java artefacts from Maven Central (cached under ~/.cache/dkg; nothing is downloaded when present).
-log "Neo4j and launcher"
-.venv/bin/dkg neo4j install
-if .venv/bin/dkg extract --help 2>/dev/null | grep -q -- "--install"; then
-  log "Stanford CoreNLP"
-  .venv/bin/dkg extract --install
-fi
+log "Java components: Neo4j, Stanford CoreNLP (first time: about 600 MB)"
+.venv/bin/dkg install
 
-# 4. Build outputs derived deterministically from committed sources.
-if .venv/bin/dkg corpus --help >/dev/null 2>&1; then
-  log "rendering guideline PDFs"
-  .venv/bin/dkg corpus render
-fi
+# 4. Build outputs derived deterministically from committed sources (skipped when up to date).
+log "rendering guideline PDFs (digital and scanned)"
+.venv/bin/dkg corpus render
 log "done"

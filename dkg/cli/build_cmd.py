@@ -27,43 +27,53 @@ def _print_reports(reports) -> None:  # type: ignore[no-untyped-def]
 @app.command("build")
 @friendly_errors
 def build_command(
-    target: Path | None = typer.Argument(None, help="A pipeline file (pipelines/*.yaml) or a 4-column constrained "
-                                                      "CSV (head, head_constraints, tail, tail_constraints)."),
+    targets: list[Path] = typer.Argument(None, help="Pipeline files (pipelines/*.yaml: PDF → parse → extract → "
+                                                    "load), or ONE constrained CSV / JSON from `dkg extract`."),
     source: list[str] = typer.Option([], "--source", help="Build straight from a guideline source, as "
                                                           "GUIDELINE@VERSION (e.g. ALL@1.2026); repeatable."),
-    guideline: str | None = typer.Option(None, help="Guideline code (with a CSV target)."),
-    version: str | None = typer.Option(None, help="Guideline version (with a CSV target)."),
-    title: str = typer.Option("", help="Guideline title (with a CSV target)."),
-    edges: Path | None = typer.Option(None, help="The parser's head–tail CSV of the same rows (adds labels, "
-                                                 "pages and box ids)."),
+    guideline: str | None = typer.Option(None, help="Guideline code (with a CSV/JSON target)."),
+    version: str | None = typer.Option(None, help="Guideline version (with a CSV/JSON target)."),
+    title: str = typer.Option("", help="Guideline title (with a CSV/JSON target)."),
+    edges: Path | None = typer.Option(None, help="With a CSV target: the parser's head–tail CSV of the same rows "
+                                                 "(adds labels, pages and box ids)."),
     force: bool = typer.Option(False, help="Rewrite even when the input is unchanged."),
 ) -> None:
-    """Load guideline versions into Neo4j in one transaction (all or nothing); idempotent."""
-    from dkg.graph.build_input import BuildInput, read_constrained_csv
+    """Load guideline versions into Neo4j (one transaction per version: all or nothing); idempotent."""
+    from dkg.graph.build_input import BuildInput, read_constrained_csv, read_constrained_json
     from dkg.graph.builder import build
     from dkg.graph.db import open_graph
     from dkg.graph.sources import input_from_source
 
+    targets = list(targets or [])
+    pipelines = [t for t in targets if t.suffix in (".yaml", ".yml")]
+    files = [t for t in targets if t.suffix not in (".yaml", ".yml")]
+    if pipelines:
+        from dkg.pipeline import load_pipeline, run_pipelines
+
+        _print_reports(run_pipelines([load_pipeline(p) for p in pipelines], force=force, echo=console.print))
     inputs: list[BuildInput] = []
     for item in source:
         if "@" not in item:
             raise BuildError(f"--source {item!r}: write GUIDELINE@VERSION, e.g. ALL@1.2026")
         code, ver = item.split("@", 1)
         inputs.append(input_from_source(code, ver))
-    if target is not None and target.suffix in (".yaml", ".yml"):
-        from dkg.pipeline import load_pipeline, run_pipeline
-
-        result = run_pipeline(load_pipeline(target), force=force, echo=console.print)
-        _print_reports(result)
-        return
-    if target is not None:
+    if len(files) > 1:
+        raise BuildError("give one CSV/JSON file per call (with --guideline and --version)")
+    for path in files:
         if not guideline or not version:
-            raise BuildError("building from a CSV needs --guideline and --version")
-        inputs.append(read_constrained_csv(target, guideline, version, title, edges))
-    if not inputs:
-        raise BuildError("nothing to build: give a pipeline file, a CSV, or --source GUIDELINE@VERSION")
-    with open_graph() as graph:
-        _print_reports(build(graph, inputs, force=force, on_progress=lambda m: console.print(m)))
+            raise BuildError(f"building from {path} needs --guideline and --version")
+        if path.suffix == ".json":
+            inputs.append(read_constrained_json(path, guideline, version, title))
+        else:
+            inputs.append(read_constrained_csv(path, guideline, version, title, edges))
+    if not inputs and not pipelines:
+        raise BuildError("nothing to build: give pipeline files, a CSV/JSON, or --source GUIDELINE@VERSION")
+    if inputs:
+        with open_graph() as graph:
+            reports = []
+            for item in inputs:  # one transaction per guideline version
+                reports += build(graph, [item], force=force, on_progress=lambda m: console.print(m))
+        _print_reports(reports)
 
 
 @app.command("counts")

@@ -89,3 +89,16 @@ def schema() -> None:
     with open_graph() as graph:
         count = graph.apply_schema()
     console.print(f"schema applied ({count} statements)")
+
+
+@app.command("install")
+@friendly_errors
+def install_all() -> None:
+    """Download (once) every Java component from Maven Central: Neo4j and Stanford CoreNLP."""
+    from dkg.services.corenlp import ensure_jars
+
+    settings = get_settings()
+    server = LocalNeo4jServer(settings)
+    server.install()
+    console.print(f"Neo4j {settings.neo4j_version}: {server.install_dir}")
+    console.print(f"Stanford CoreNLP {settings.corenlp_version}: {ensure_jars(settings)}")

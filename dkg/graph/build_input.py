@@ -233,3 +233,28 @@ def read_head_tail_csv(path: Path) -> list[HeadTailEdge]:
     """Read a head–tail CSV (the parser's output or a gold file)."""
     rows = _read_csv(path, ("head", "tail"))
     return [HeadTailEdge(**{k: (row.get(k) or "") for k in HEAD_TAIL_COLUMNS}) for row in rows]
+
+
+def read_constrained_json(path: Path, guideline: str, version: str, title: str = "") -> BuildInput:
+    """Read the JSON form written by `dkg extract --json-out` (typed constraints, labels, pages, box ids)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BuildError(f"cannot read {path} as JSON: {exc}") from exc
+    if not isinstance(data, list) or not data:
+        raise BuildError(f"{path}: expected a non-empty list of edges as written by `dkg extract --json-out`")
+    build = BuildInput(guideline, version, title)
+    for index, item in enumerate(data):
+        where = f"{path}, edge {index + 1}"
+        try:
+            def typed(field_name: str, item: dict = item, where: str = where) -> list[Constraint]:  # type: ignore[type-arg]
+                return _constraints(",".join(c["text"] for c in item.get(field_name) or []), where)
+
+            head = build.add_node(item["head"], typed("head_constraints"), where, item.get("page", ""),
+                                  item.get("head_box_id", ""))
+            tail = build.add_node(item["tail"], typed("tail_constraints"), where, item.get("page", ""),
+                                  item.get("tail_box_id", ""))
+            build.add_edge(head, tail, item.get("label", "") or "", typed("label_constraints"))
+        except (KeyError, TypeError) as exc:
+            raise BuildError(f"{where}: missing or malformed field ({exc})") from exc
+    return build
