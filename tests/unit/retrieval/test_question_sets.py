@@ -1,0 +1,53 @@
+"""The committed question sets are what the generators produce from the shipped sources."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dkg.retrieval.knowledge import load_sections
+from dkg.retrieval.questions import (
+    DATA_DIR,
+    dkg_questions,
+    load_set,
+    medquad_questions,
+    paraphrase_questions,
+    role_trap_questions,
+)
+from dkg.retrieval.settings import load_retrieval_settings
+
+
+@pytest.fixture(scope="module")
+def sections():  # type: ignore[no-untyped-def]
+    path = load_retrieval_settings().medquad_dir
+    if not (path / "qa.jsonl").is_file():
+        pytest.skip(f"MedQuAD not found at {path}")
+    return load_sections(path)
+
+
+def _as_dicts(questions):  # type: ignore[no-untyped-def]
+    return [json.loads(json.dumps({"qid": q.qid, "question": q.question, "qrels": q.qrels})) for q in questions]
+
+
+def test_committed_sets_match_generation(sections) -> None:  # type: ignore[no-untyped-def]
+    generated = {"medquad": medquad_questions(sections), "paraphrase": paraphrase_questions(sections),
+                 "role_traps": role_trap_questions(sections), "dkg": dkg_questions()}
+    for name, questions in generated.items():
+        assert _as_dicts(load_set(name)) == _as_dicts(questions), name
+
+
+def test_paraphrases_do_not_copy_medquad_questions(sections) -> None:  # type: ignore[no-untyped-def]
+    templated = {" ".join(s.question.split()).casefold() for s in sections}
+    for q in load_set("paraphrase"):
+        assert " ".join(q.question.split()).casefold() not in templated
+    assert (DATA_DIR / "paraphrases.jsonl").is_file()
+
+
+def test_role_traps_come_in_adult_child_pairs() -> None:
+    traps = load_set("role_traps")
+    groups: dict[tuple[str, str], set[str]] = {}
+    for q in traps:
+        groups.setdefault((q.meta["qtype"], frozenset((q.meta["focus"], q.meta["competitor"]))), set()).add(  # type: ignore[arg-type]
+            q.meta["group"])
+    assert groups and all(g == {"adults", "children"} for g in groups.values())
