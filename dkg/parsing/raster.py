@@ -20,7 +20,7 @@ from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
-DESCENDERS = set("gjpqy,;")
+MISREAD_MARKS = set("*?'\u2018\u2019\"!\u00ae\u00a9\u2122\u00b0^`")
 
 
 @dataclass
@@ -163,7 +163,8 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
     text_mask = cv2.dilate(text_mask, np.ones((3, 3), np.uint8))
     text_image = np.where(text_mask > 0, gray, 255).astype(np.uint8)
     if np.count_nonzero(text_mask) > 0:
-        prims.tokens = _tokens_from_hocr(ocr_hocr(text_image), gray, sx, sy)
+        text_ink = cv2.bitwise_and(ink, text_mask)
+        prims.tokens = _tokens_from_hocr(ocr_hocr(text_image), gray, text_ink, sx, sy)
     return prims
 
 
@@ -181,7 +182,7 @@ def _grow(points: np.ndarray, amount: float) -> list[tuple[float, float]]:
 _BBOX = re.compile(r"(?:bbox|x_bboxes) (\d+) (\d+) (\d+) (\d+)")
 
 
-def _tokens_from_hocr(hocr: str, gray: np.ndarray, sx: float, sy: float) -> list[Token]:
+def _tokens_from_hocr(hocr: str, gray: np.ndarray, ink: np.ndarray, sx: float, sy: float) -> list[Token]:
     try:
         root = ET.fromstring(hocr.encode("utf-8"))
     except ET.ParseError:
@@ -202,7 +203,7 @@ def _tokens_from_hocr(hocr: str, gray: np.ndarray, sx: float, sy: float) -> list
     tokens: list[Token] = []
     pending: list[tuple[int, np.ndarray]] = []
     for row in _rows(words):
-        tokens.extend(_line_tokens(row, gray, sx, sy, pending))
+        tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending))
     return reread_markers(tokens, pending)
 
 
@@ -232,49 +233,94 @@ def _rows(words: list[list[_Char]]) -> list[list[list[_Char]]]:
     return [sorted(members, key=lambda w: extent(w)[2]) for _, members in rows]
 
 
-def _line_tokens(words: list[list[_Char]], gray: np.ndarray, sx: float, sy: float,
+def _ink_profile(ink: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per-column lowest ink row (absolute y; -1 where a column is empty) and the top ink row of a box."""
+    x0, y0, x1, y1 = box
+    crop = ink[max(0, y0): y1 + 1, max(0, x0): x1 + 1] > 0
+    if crop.size == 0 or not crop.any():
+        return np.full(max(1, x1 - x0 + 1), -1), np.zeros(0, dtype=bool), y0
+    has = crop.any(axis=0)
+    bottoms = np.where(has, crop.shape[0] - 1 - np.argmax(crop[::-1], axis=0) + max(0, y0), -1)
+    top = int(np.argmax(crop.any(axis=1))) + max(0, y0)
+    return bottoms, has, top
+
+
+def _word_box(word: list[_Char]) -> tuple[int, int, int, int]:
+    return (min(c.box[0] for c in word), min(c.box[1] for c in word),
+            max(c.box[2] for c in word), max(c.box[3] for c in word))
+
+
+def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx: float, sy: float,
                  pending: list[tuple[int, np.ndarray]]) -> list[Token]:
-    chars = [c for word in words for c in word]
-    heights = [c.box[3] - c.box[1] for c in chars]
-    med_h = statistics.median(heights)
-    regular = [c for c in chars if c.box[3] - c.box[1] >= 0.75 * med_h and c.text not in DESCENDERS] or chars
-    baseline = statistics.median(c.box[3] for c in regular)
-    full_h = max(statistics.median(c.box[3] - c.box[1] for c in regular), 1)
-    size = full_h * sy / 0.72
+    """Tokens of one text row. Superscripts are found in the pixels (glyph bottoms well above the row's
+    baseline), not from tesseract's glyph boxes, which are unreliable for small raised letters."""
+    boxes = [_word_box(w) for w in words]
+    profiles = [_ink_profile(ink, b) for b in boxes]
+    word_bottoms = []
+    for bottoms, has, _ in profiles:
+        if has.any():
+            word_bottoms.append(float(np.percentile(bottoms[has], 70)))
+    if not word_bottoms:
+        return []
+    baseline = statistics.median(word_bottoms)
+    tops = [top for (_, has, top) in profiles if has.any()]
+    height = max(baseline - statistics.median(tops), 4.0)
+    size = height * sy / 0.72
+    limit = baseline - 0.3 * height
+    high = baseline - 0.75 * height
     out: list[Token] = []
-
-    def raised(char: _Char) -> bool:
-        x0, y0, x1, y1 = char.box
-        small = (y1 - y0) < 0.8 * full_h or not char.text.isalnum()
-        return small and y1 < baseline - 0.3 * full_h and y0 <= baseline - 0.85 * full_h and (
-            char.text not in "-\u2013\u2014_=~.")
-
-    for wi, word in enumerate(words):
+    for wi, (word, box, (_, has, _top)) in enumerate(zip(words, boxes, profiles, strict=True)):
         if wi:
-            prev = words[wi - 1][-1].box
-            out.append(Token(" ", BBox(prev[2] * sx, prev[1] * sy, word[0].box[0] * sx, prev[3] * sy), size))
-        flags = [raised(c) for c in word]
-        lead = 0
-        while lead < len(word) and flags[lead]:
-            lead += 1
-        trail = len(word)
-        while trail > lead and flags[trail - 1]:
-            trail -= 1
-        if lead == len(word) and len(word) > 3:
-            lead, trail = 0, len(word)  # a whole raised word is ordinary small text, not a marker
-        if lead:
-            out.extend(_marker_tokens(word[:lead], gray, sx, sy, size, pending))
-        body = word[lead:trail]
-        if body:
-            x0 = min(c.box[0] for c in body)
-            y0 = min(c.box[1] for c in body)
-            x1 = max(c.box[2] for c in body)
-            y1 = max(c.box[3] for c in body)
-            # one token per word keeps tesseract's character order (its glyph boxes overlap)
-            out.append(Token("".join(c.text for c in body), BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy), size))
-        if trail < len(word):
-            out.extend(_marker_tokens(word[trail:], gray, sx, sy, size, pending))
+            prev = boxes[wi - 1]
+            out.append(Token(" ", BBox(prev[2] * sx, prev[1] * sy, box[0] * sx, prev[3] * sy), size))
+        if not has.any():
+            continue
+        cut = _superscript_cut(ink, box, limit, high)
+        text = "".join(c.text for c in word)
+        if cut == box[0] and len(text) <= 4:
+            out.extend(_marker_tokens(word, gray, sx, sy, size, pending))
+        elif cut is not None and cut > box[0]:
+            body = [c for c in word if (c.box[0] + c.box[2]) / 2 < cut] or word[:1]
+            while len(body) > 1 and body[-1].text in MISREAD_MARKS:
+                body = body[:-1]  # tesseract's guess at the raised glyph, re-read separately below
+            out.append(_word_token(body, sx, sy, size, right=cut))
+            out.extend(_marker_tokens([_Char("?", (cut, box[1], box[2], int(limit)))], gray, sx, sy, size, pending))
+        else:
+            out.append(_word_token(word, sx, sy, size))
     return out
+
+
+def _superscript_cut(ink: np.ndarray, box: tuple[int, int, int, int], limit: float, high: float) -> int | None:
+    """x where trailing raised glyphs start (separate blobs above the baseline reaching cap height), the
+    word's left edge when the whole word is raised, or None."""
+    x0, y0, x1, y1 = box
+    pad = 2
+    ox, oy = max(0, x0 - pad), max(0, y0 - pad)
+    crop = ink[oy: y1 + pad + 1, ox: x1 + pad + 1]
+    if crop.size == 0:
+        return None
+    count, _, stats, _ = cv2.connectedComponentsWithStats((crop > 0).astype(np.uint8), connectivity=8)
+    blobs = [(ox + st[0], oy + st[1], ox + st[0] + st[2], oy + st[1] + st[3]) for st in stats[1:count]
+             if st[4] >= 3]
+    if not blobs:
+        return None
+    grounded = [b for b in blobs if b[3] >= limit]
+    raised = [b for b in blobs if b[3] < limit]
+    if not grounded:
+        return x0 if any(b[1] <= high for b in raised) else None
+    right = max(b[2] for b in grounded)
+    trailing = [b for b in raised if b[0] >= right - 1]
+    if trailing and any(b[1] <= high for b in trailing):
+        return min(b[0] for b in trailing)
+    return None
+
+
+def _word_token(chars: list[_Char], sx: float, sy: float, size: float, right: int | None = None) -> Token:
+    x0, y0, x1, y1 = _word_box(chars)
+    if right is not None:
+        x1 = min(x1, right)
+    # one token per word keeps tesseract's character order (its glyph boxes overlap)
+    return Token("".join(c.text for c in chars), BBox(x0 * sx, y0 * sy, max(x1, x0 + 1) * sx, y1 * sy), size)
 
 
 def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, size: float,
@@ -285,7 +331,8 @@ def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, siz
     x1 = max(c.box[2] for c in run)
     y1 = max(c.box[3] for c in run)
     pad = max(3, (y1 - y0) // 2)
-    crop = gray[max(0, y0 - pad): y1 + pad, max(0, x0 - pad): x1 + pad]
+    # no padding on the left: that would take in the tail of the word the marker follows
+    crop = gray[max(0, y0 - pad): y1 + pad, max(0, x0): x1 + 2]
     text = "".join(c.text for c in run)
     bbox = BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy)
     token = Token(text, bbox, size * 0.6)

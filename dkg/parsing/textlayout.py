@@ -231,8 +231,10 @@ def render(
                 if footnotes is not None:
                     texts = []
                     for key in keys:
-                        if key in footnotes:
-                            texts.append(footnotes[key])
+                        # OCR may read stray strokes beside a raised letter: try its last, then first letter
+                        found = next((k for k in (key, key[-1], key[0]) if k in footnotes), None)
+                        if found is not None:
+                            texts.append(footnotes[found])
                         elif missing is not None:
                             missing.append(key)
                     if texts:
