@@ -21,7 +21,6 @@ def ask_cmd(
     from dkg.cli.retrieval_cmd import print_evidence
     from dkg.graph.db import open_graph
     from dkg.retrieval.hybrid import hybrid_answer
-    from dkg.retrieval.settings import load_retrieval_settings  # noqa: F401  (validates DKG_RETRIEVAL_*)
 
     with open_graph() as graph:
         result = hybrid_answer(graph, question, explain=explain, k=k)

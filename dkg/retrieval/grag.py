@@ -11,12 +11,10 @@ compares: vector-only (index or exact brute force), BM25 and a BM25+GRAG recipro
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-
-import numpy as np
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
@@ -227,7 +225,13 @@ class Retriever:
             kind = row["kind"] or "Node"
             if kind == "Section":
                 content = f"{row['focus']} — {row['qtype']}: {row['text'] or ''}"
-            elif kind in ("Treatment", "Disease"):
+            elif kind == "Treatment":
+                content = row["name"] or hit.rid
+                if fields.get("context"):
+                    content += f" (offered after: {fields['context']})"
+                if fields.get("guidelines"):
+                    content += f" [guidelines: {fields['guidelines']}]"
+            elif kind == "Disease":
                 content = row["name"] or hit.rid
             else:
                 content = row["content"] or hit.rid
@@ -276,10 +280,3 @@ def open_retriever(graph: Graph, **kwargs: Any) -> Retriever:
     """A checked retriever over ``graph`` (raises when the index is missing or stale)."""
     return Retriever(graph, **kwargs)
 
-
-Timer = Callable[[], float]
-
-
-def embed_many(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """Embeddings of several queries at once (used by the benchmark)."""
-    return embedder.encode(list(texts))
