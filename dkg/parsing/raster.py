@@ -95,6 +95,8 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
                     continue
             else:
                 continue  # a white area fenced in by connectors and boxes, not a drawn shape
+            if kind == "rect" and _fenced(ink, approx, stroke):
+                continue  # the "corners" are junctions of connectors running on past them
             region = np.zeros_like(ink)
             cv2.drawContours(region, [contour], -1, 255, thickness=cv2.FILLED)
             region = cv2.erode(region, np.ones((3, 3), np.uint8), iterations=stroke + 1)
@@ -166,6 +168,24 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
         text_ink = cv2.bitwise_and(ink, text_mask)
         prims.tokens = _tokens_from_hocr(ocr_hocr(text_image), gray, text_ink, sx, sy)
     return prims
+
+
+def _fenced(ink: np.ndarray, corners: np.ndarray, stroke: int) -> bool:
+    """True when strokes continue straight on beyond at least two corners of a rectangular region."""
+    h, w = ink.shape
+    pts = corners.astype(float)
+    center = pts.mean(axis=0)
+    hits = 0
+    reach = 3 * stroke + 4
+    for px, py in pts:
+        for dx, dy in ((np.sign(px - center[0]), 0.0), (0.0, np.sign(py - center[1]))):
+            # step outward along the edge line beyond the corner, offset to sit on the border stroke
+            ox = px + dx * reach + (np.sign(px - center[0]) * stroke if dx == 0 else 0)
+            oy = py + dy * reach + (np.sign(py - center[1]) * stroke if dy == 0 else 0)
+            x, y = int(round(ox)), int(round(oy))
+            if 1 <= x < w - 1 and 1 <= y < h - 1 and ink[y - 1: y + 2, x - 1: x + 2].any():
+                hits += 1
+    return hits >= 3
 
 
 def _grow(points: np.ndarray, amount: float) -> list[tuple[float, float]]:
@@ -304,7 +324,9 @@ def _superscript_cut(ink: np.ndarray, box: tuple[int, int, int, int], limit: flo
              if st[4] >= 3]
     if not blobs:
         return None
-    grounded = [b for b in blobs if b[3] >= limit]
+    height = (limit - high) / 0.45 if limit > high else 1.0
+    # commas and dots between marker letters ("a,f") are too small to count as grounded glyphs
+    grounded = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) >= 0.4 * height]
     raised = [b for b in blobs if b[3] < limit]
     if not grounded:
         return x0 if any(b[1] <= high for b in raised) else None
