@@ -6,11 +6,12 @@ cd "$(dirname "$0")/.."
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
-# 1. System packages (Debian): Java 17 JDK, Maven, tesseract OCR, fonts for rendering.
+# 1. System packages (Debian): Java 17 JDK, Maven, tesseract OCR, Chromium.
 need_apt=()
 command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || need_apt+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
 command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr tesseract-ocr-eng)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)   # browser tests of the web app (no browser download)
 if [ "${#need_apt[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
     echo "missing system packages: ${need_apt[*]}; install them with apt-get (as root) and re-run" >&2
