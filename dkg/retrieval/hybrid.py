@@ -52,11 +52,21 @@ def text_to_cypher(graph: Graph, question: str) -> tuple[Answer | None, str | No
     except ImportError as exc:
         return None, f"text-to-Cypher is not available ({exc})"
     try:
-        answer = _make_service(TextToCypherService, graph).answer(question)
+        service = _make_service(TextToCypherService, graph)
+    except DKGError as exc:
+        return None, f"text-to-Cypher is not ready: {exc}"
+    except (ImportError, OSError, TypeError, ValueError, RuntimeError) as exc:
+        return None, f"text-to-Cypher could not be started ({type(exc).__name__}: {exc})"
+    try:
+        answer = service.answer(question)
     except DKGError as exc:
         return None, f"text-to-Cypher failed: {exc}"
-    except (TypeError, ValueError, AttributeError) as exc:
+    except (OSError, TypeError, ValueError, AttributeError, RuntimeError) as exc:
         return None, f"text-to-Cypher could not be used: {type(exc).__name__}: {exc}"
+    finally:
+        close = getattr(service, "close", None)
+        if callable(close):
+            close()
     if not isinstance(answer, Answer):
         return None, f"text-to-Cypher returned {type(answer).__name__}, not an Answer"
     if not answer.answered:
