@@ -38,18 +38,50 @@ def ground_treatment(treatment: str, question: str, known: list[str] | None = No
         return t, None
     if t and fuzz.partial_ratio(t, q) >= 92 and len(t) >= 5:
         return t, None
-    candidates = [(fuzz.partial_ratio(_norm(k), q), len(k), _norm(k)) for k in known or [] if len(k) >= 4]
-    candidates = [c for c in candidates if c[0] >= 92]
-    if candidates:
-        best = max(candidates)
-        return best[2], f"treatment {treatment!r} not in the question; used {best[2]!r} from the question"
+    found = treatment_in_question(question, known or [])
+    if found:
+        return found, f"treatment {treatment!r} not in the question; used {found!r} from the question"
     raise GroundingError(f"treatment {treatment!r} does not appear in the question")
+
+
+_STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", "patients", "patient", "disease",
+                   "followed", "without", "with", "then", "after", "before", "surgery", "review", "imaging"})
+
+
+def treatment_in_question(question: str, known: list[str]) -> str | None:
+    """The longest known treatment phrase the question contains (fuzzy), else its longest distinctive word
+    (e.g. a drug name like 'ponatinib' inside 'a switch to ponatinib'), else None."""
+    q = _norm(question)
+    phrases = [(len(k), _norm(k)) for k in known if len(k) >= 4 and fuzz.partial_ratio(_norm(k), q) >= 92]
+    if phrases:
+        return max(phrases)[1]
+    words = {w for k in known for w in re.findall(r"[a-z][a-z0-9\-]{5,}", _norm(k)) if w not in _STOP}
+    present = [w for w in words if re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", q)]
+    return max(present, key=len) if present else None
 
 
 def ground(decoded: str, question: str, known_treatments: list[str] | None = None,
            facts: Facts | None = None) -> Grounded:
     """Parse and ground one decoded query; raise :class:`GroundingError` / :class:`QAError` when impossible."""
-    sketch = parse_model_output(decoded)
+    return ground_sketch(parse_model_output(decoded), question, known_treatments, facts)
+
+
+def fallback_sketch(question: str, guideline: str, known_treatments: list[str], facts: Facts) -> QuerySketch | None:
+    """A query built from the question alone (used only when no decoded beam can be grounded): patient facts
+    and a treatment → advise; facts only → next step; a treatment only → conditions."""
+    treatment = treatment_in_question(question, known_treatments)
+    if facts and treatment:
+        return QuerySketch(QuestionType.ADVISE, guideline, tuple(sorted(facts)), treatment)
+    if facts:
+        return QuerySketch(QuestionType.NEXT_STEP, guideline, tuple(sorted(facts)))
+    if treatment:
+        return QuerySketch(QuestionType.CONDITIONS, guideline, (), treatment)
+    return None
+
+
+def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str] | None = None,
+                  facts: Facts | None = None) -> Grounded:
+    """Ground an already parsed sketch (see :func:`ground`)."""
     facts = extract_facts(question) if facts is None else facts
     repairs: list[str] = []
     guideline = sketch.guideline
@@ -67,9 +99,12 @@ def ground(decoded: str, question: str, known_treatments: list[str] | None = Non
             repairs.append(note)
     keys = list(sketch.keys)
     if sketch.qtype is not QuestionType.CONDITIONS:
-        missing = [k for k in keys if k not in facts]
+        missing = sorted({k for k in keys if k not in facts})
         if missing:
-            raise GroundingError(f"slot(s) {', '.join('$' + k for k in missing)} have no value in the question")
+            keys = [k for k in keys if k in facts]
+            if not keys and not facts:
+                raise GroundingError(f"slot(s) {', '.join('$' + k for k in missing)} have no value in the question")
+            repairs.append(f"dropped slot(s) without a value in the question: {', '.join(missing)}")
         extra = [k for k in facts if k not in keys]
         if extra:
             repairs.append(f"added fact slot(s) stated in the question: {', '.join(extra)}")

@@ -61,7 +61,7 @@ class ModelSize:
 
     @classmethod
     def tiny(cls) -> ModelSize:
-        return cls(d_model=64, layers=1, heads=2, ffn=128, vocab=800, max_source=96, max_target=40)
+        return cls(d_model=128, layers=1, heads=4, ffn=256, vocab=800, max_source=96, max_target=40)
 
 
 def train_tokenizer(texts: Sequence[str], vocab_size: int, path: Path) -> Any:
@@ -222,7 +222,7 @@ def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corp
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min(1.0, (s + 1) / warmup) * max(0.05, 1 - s / total))
     order = list(range(len(pairs)))
-    best, bad_epochs, losses, steps, stopped = -1.0, 0, [], 0, False
+    best, best_loss, bad_epochs, losses, steps, stopped = -1.0, math.inf, 0, [], 0, False
     dev_sample = list(dev)[:dev_limit]
     epoch = 0
     for epoch in range(1, max_epochs + 1):
@@ -231,9 +231,15 @@ def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corp
         # batches of similar length waste less padding
         chunks = [order[i:i + batch_size * 20] for i in range(0, len(order), batch_size * 20)]
         epoch_loss, n = 0.0, 0
+        out_of_time = False
         for chunk in chunks:
+            if out_of_time:
+                break
             chunk.sort(key=lambda i: len(pairs[i][0]))
             for b in range(0, len(chunk), batch_size):
+                if (time.perf_counter() - start) / 60 > max_minutes:
+                    out_of_time = True  # evaluate and keep what was learnt so far
+                    break
                 idx = chunk[b:b + batch_size]
                 src, mask = s2s.encode_sources([pairs[i][0] for i in idx])
                 tgt = s2s.encode_targets([pairs[i][1] for i in idx])
@@ -254,8 +260,9 @@ def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corp
         losses.append(epoch_loss / max(n, 1))
         exact = dev_exact(s2s, dev_sample) if dev_sample else 0.0
         say(f"epoch {epoch}: loss {losses[-1]:.4f}, dev exact match {exact:.3f}")
-        if exact > best:
-            best, bad_epochs = exact, 0
+        # dev exact match decides; while it ties (e.g. 0 early on), the lower training loss does
+        if exact > best or (exact == best and losses[-1] < best_loss):
+            best, best_loss, bad_epochs = exact, losses[-1], 0
             s2s.save(folder, {**(meta or {}), "epoch": epoch, "dev_exact": exact})
         else:
             bad_epochs += 1

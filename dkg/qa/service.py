@@ -20,8 +20,8 @@ from dkg.errors import DKGError, QAError
 from dkg.graph.db import Graph
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, unknown_diseases
-from dkg.qa.grounding import ground
-from dkg.qa.queries import GUIDELINES, QuestionType
+from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
+from dkg.qa.queries import GUIDELINES, QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq
 from dkg.qa.training import MODEL_DIR, ensure_model
@@ -156,14 +156,36 @@ class TextToCypherService:
                                               f"({', '.join(f'{k}={v}' for k, v in grounded.facts.items()) or 'none'})",
                                     timings, cypher=cypher, cypher_params=params)
             self.stats["answered"] += 1
-            evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]),
-                                 kind="Decision" if sketch.qtype is QuestionType.CONDITIONS else "Action",
-                                 guideline=sketch.guideline, version=version) for r in rows]
-            text = answer_text(sketch.qtype, rows, sketch.treatment)
             if grounded.repairs:
                 self.stats["repaired"] += 1
-            return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
-                          rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence, timings_ms=timings)
-        timings["total"] = (time.perf_counter() - start) * 1000
+            return self._answer(question, sketch, version, cypher, params, rows, timings)
         self.stats["all_beams_invalid"] += 1
+        found = detect_guidelines(question)
+        if len(found) == 1:
+            # Repair from the question itself: the same query language, built from the grounded facts
+            # and treatment phrase; it still goes through the plan check.
+            try:
+                version = self.version_of(found[0])
+                sketch = fallback_sketch(question, found[0], self.treatments(found[0], version), facts)
+                if sketch is not None:
+                    grounded = ground_sketch(sketch, question, self.treatments(found[0], version), facts)
+                    cypher, params = grounded.sketch.cypher(), grounded.sketch.params(grounded.facts, version)
+                    rows = self.executor.run(cypher, params)
+                    timings["total"] = (time.perf_counter() - start) * 1000
+                    if rows:
+                        self.stats["answered"] += 1
+                        self.stats["fallback_from_question"] += 1
+                        return self._answer(question, grounded.sketch, version, cypher, params, rows, timings)
+            except DKGError as exc:
+                problems.append(f"repair from the question: {exc}")
+        timings["total"] = (time.perf_counter() - start) * 1000
         return self._refuse(question, "no decoded query passed validation: " + "; ".join(problems[:3]), timings)
+
+    def _answer(self, question: str, sketch: QuerySketch, version: str, cypher: str, params: dict[str, Any],
+                rows: list[dict[str, Any]], timings: dict[str, float]) -> Answer:
+        evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]),
+                             kind="Decision" if sketch.qtype is QuestionType.CONDITIONS else "Action",
+                             guideline=sketch.guideline, version=version) for r in rows]
+        text = answer_text(sketch.qtype, rows, sketch.treatment)
+        return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
+                      rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence, timings_ms=timings)

@@ -1,0 +1,121 @@
+"""QA benchmark: trains (or reuses) the text-to-Cypher model and the no-DKG baseline, evaluates both on the
+CPG-QA test and unseen-template splits, re-measures inference latency (median of 3 passes), runs the
+unsafe-query suite against the real Neo4j, and writes flat figures to bench/results/qa.json.
+
+    DKG_HOME=... DKG_NEO4J_BOLT_PORT=... python bench/qa_bench.py [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from dkg.config import get_settings  # noqa: E402
+from dkg.errors import DKGError  # noqa: E402
+from dkg.qa.evaluate import evaluate, percentile, plot  # noqa: E402
+from dkg.qa.safety import SafeExecutor  # noqa: E402
+from dkg.qa.seq2seq import Seq2Seq  # noqa: E402
+from dkg.qa.service import TextToCypherService  # noqa: E402
+from dkg.qa.training import ensure_baseline, ensure_dataset, ensure_model, write_model_card  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+ATTACKS = [
+    "CREATE (n:Evil) RETURN n", "MERGE (n:Evil {x: 1}) RETURN n",
+    "MATCH (n:Node) WITH n LIMIT 1 SET n.pwned = true RETURN n.uid",
+    "MATCH (n:Node) WITH n LIMIT 1 REMOVE n:Node RETURN n.uid", "MATCH (n:Node) /* x */ DeTaCh DeLeTe n",
+    "MATCH (n:Node) WITH collect(n)[..3] AS ns FOREACH (x IN ns | SET x.pwned = true) RETURN 1",
+    "MATCH (n:Node) CALL { WITH n CREATE (:Evil) } RETURN count(*) AS c",
+    "MATCH (n:Node) CALL { WITH n SET n.pwned = 1 } IN TRANSACTIONS RETURN 1",
+    "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row", "CALL dbms.components() YIELD name RETURN name",
+    "CALL db.createLabel('Evil')", "CREATE INDEX evil IF NOT EXISTS FOR (n:Evil) ON (n.x)",
+]
+
+
+def say(message: str) -> None:
+    print(time.strftime("%H:%M:%S"), message, flush=True)
+
+
+def counts(service: TextToCypherService) -> tuple[int, int]:
+    row = service.graph.read("MATCH (n) WITH count(n) AS n OPTIONAL MATCH ()-[r]->() RETURN n, count(r) AS r")[0]
+    return row["n"], row["r"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N test items")
+    args = parser.parse_args()
+    settings = get_settings()
+    items, _ = ensure_dataset(settings, on_progress=say)
+    model_dir = ensure_model(settings, on_progress=say)
+    base_dir = ensure_baseline(settings, on_progress=say)
+    write_model_card(model_dir, ROOT / "models" / "text2cypher.md", "Text-to-Cypher model (CPG-QA)",
+                     "Question → query head (guideline, treatment phrase, fact slots, query body) for the DKG.")
+    write_model_card(base_dir, ROOT / "models" / "baseline-answer.md", "Baseline without the DKG (CPG-QA)",
+                     "Same architecture trained question → answer text; no graph at question time.")
+    versions = {i["guideline"]: i["version"] for i in items}
+    meta = json.loads((model_dir / "meta.json").read_text())
+    base_meta = json.loads((base_dir / "meta.json").read_text())
+    with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
+        report = evaluate(service, Seq2Seq.load(base_dir), items, say, args.limit or None)
+        # latency: median over 3 passes of the p50 on 100 test questions
+        sample = [i["QUESTION"] for i in items if i["split"] == "test"][:100]
+        p50s, totals = [], []
+        for _ in range(3):
+            infer, total = [], []
+            for q in sample:
+                a = service.answer(q)
+                infer.append(a.timings_ms.get("generate", 0) + a.timings_ms.get("ground", 0))
+                total.append(a.timings_ms.get("total", 0))
+            p50s.append(percentile(infer, 0.5))
+            totals.append(percentile(total, 0.5))
+        before = counts(service)
+        executor = SafeExecutor(service.graph, settings)
+        refused = 0
+        for attack in ATTACKS:
+            try:
+                executor.run(attack)
+            except DKGError:
+                refused += 1
+        changed = counts(service) != before
+        unsafe_executed = executor.executed + report["unsafe_queries_executed"] + int(changed)
+    plot(report["with_dkg"], report["without_dkg"], RESULTS / "qa.png")
+    w, wo = report["with_dkg"], report["without_dkg"]
+    figures = {
+        "dataset_size": len(items),
+        "test_items": w.get("test", {}).get("n", 0), "unseen_items": w.get("unseen_templates", {}).get("n", 0),
+        "accuracy_test": w["test"]["accuracy"], "accuracy_unseen_templates": w["unseen_templates"]["accuracy"],
+        "rouge1_p_test": w["test"]["rouge1_p"], "rouge1_r_test": w["test"]["rouge1_r"],
+        "rouge1_f_test": w["test"]["rouge1_f"], "bleu_test": w["test"]["bleu"], "jaccard_test": w["test"]["jaccard"],
+        "rouge1_f_unseen_templates": w["unseen_templates"]["rouge1_f"],
+        "baseline_accuracy_test": wo["test"]["accuracy"], "baseline_rouge1_f_test": wo["test"]["rouge1_f"],
+        "baseline_bleu_test": wo["test"]["bleu"], "baseline_jaccard_test": wo["test"]["jaccard"],
+        "baseline_accuracy_unseen_templates": wo["unseen_templates"]["accuracy"],
+        "train_minutes": meta["train_report"]["seconds"] / 60,
+        "baseline_train_minutes": base_meta["train_report"]["seconds"] / 60,
+        "model_parameters_m": meta["train_report"]["parameters"] / 1e6,
+        "dev_exact_match": meta.get("dev_exact", 0.0),
+        "infer_p50_ms": statistics.median(p50s), "answer_p50_ms": statistics.median(totals),
+        "beam_rescues": report["beam_rescues"], "beam_rescue_rate": report["beam_rescue_rate"],
+        "all_beams_invalid": report["all_beams_invalid"], "repaired_queries": report["repaired"],
+        "unsafe_attacks": len(ATTACKS), "unsafe_attacks_refused": refused,
+        "unsafe_queries_executed": unsafe_executed,
+    }
+    for group, m in w.items():
+        if group.startswith("test/"):
+            figures[f"accuracy_{group.replace('test/', '').replace('=', '_')}"] = m["accuracy"]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "qa.json").write_text(json.dumps({k: round(float(v), 4) for k, v in figures.items()}, indent=2) + "\n")
+    (RESULTS / "qa-table.md").write_text(report["table"] + "\n")
+    print(report["table"])
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The question normaliser: facts, guideline detection and unknown diseases."""
+
+from __future__ import annotations
+
+import pytest
+
+from dkg.qa.facts import detect_guidelines, extract_facts, unknown_diseases
+
+
+@pytest.mark.parametrize(("text", "age"), [
+    ("A 25-year-old woman with ALL", 25.0),
+    ("a man aged 67 with renal cell carcinoma", 67.0),
+    ("patient, 8 y/o, Wilms tumor", 8.0),
+    ("a woman in her sixties with bone sarcoma", 64.0),
+    ("a man in his early 70s", 71.0),
+    ("a patient in their late 30s", 38.0),
+])
+def test_ages_as_numbers_and_bands(text: str, age: float) -> None:
+    assert extract_facts(text)["age"] == age
+
+
+def test_categorical_facts_use_canonical_values() -> None:
+    facts = extract_facts("Philadelphia chromosome-negative B-cell ALL, MRD-positive, in complete remission, "
+                          "no substantial comorbidities")
+    assert facts == {"ph": "-", "lineage": "b_cell", "mrd": "positive", "response": "cr", "comorbidity": "none"}
+
+
+def test_longest_phrase_wins_over_its_parts() -> None:
+    assert extract_facts("non-clear cell RCC, not resectable")["histology"] == "non_clear_cell"
+    assert extract_facts("non-clear cell RCC, not resectable")["resectable"] == "no"
+    assert extract_facts("no distant metastases")["metastasis"] == "none"
+    assert extract_facts("distant metastases")["metastasis"] == "any"
+
+
+def test_numeric_keys() -> None:
+    facts = extract_facts("ECOG 2, a 4.5 cm tumor, 95% necrosis, relapse 30 months after diagnosis")
+    assert facts["performance_status"] == 2.0
+    assert facts["tumor_size"] == 4.5
+    assert facts["necrosis"] == 95.0
+    assert facts["time_to_relapse"] == 30.0
+
+
+def test_no_facts_in_small_talk() -> None:
+    assert extract_facts("What's the weather like tomorrow?") == {}
+
+
+def test_guideline_detection() -> None:
+    assert detect_guidelines("Ph+ ALL in a 30 year old") == ["ALL"]
+    assert detect_guidelines("who gets partial nephrectomy for RCC?") == ["kidney"]
+    assert detect_guidelines("osteosarcoma of the femur") == ["bone"]
+    # lower-case 'all' is an English word, not the disease
+    assert detect_guidelines("is this true for all patients?") == []
+
+
+def test_unknown_diseases_are_named() -> None:
+    assert unknown_diseases("metastatic breast cancer, what next?") == ["breast cancer"]
+    assert unknown_diseases("Ph+ ALL") == []

@@ -1,0 +1,52 @@
+"""Grounding decoded queries in the question: literals must come from the question, slots get values."""
+
+from __future__ import annotations
+
+import pytest
+
+from dkg.qa.grounding import GroundingError, fallback_sketch, ground, ground_treatment
+
+
+def test_slots_are_filled_from_the_question() -> None:
+    g = ground("WITH 'ALL' AS guideline, {age: $age, ph: $ph} AS facts // next_step",
+               "A 30-year-old with Ph-positive ALL")
+    assert g.facts == {"age": 30.0, "ph": "+"}
+    assert not g.repairs
+
+
+def test_slot_without_value_is_dropped_or_rejected() -> None:
+    g = ground("WITH 'ALL' AS guideline, {age: $age, mrd: $mrd} AS facts // next_step", "A 30-year-old with ALL")
+    assert g.sketch.keys == ("age",) and any("mrd" in r for r in g.repairs)
+    with pytest.raises(GroundingError, match=r"\$mrd"):
+        ground("WITH 'ALL' AS guideline, {mrd: $mrd} AS facts // next_step", "What about ALL?")
+
+
+def test_fallback_builds_the_query_from_the_question() -> None:
+    known = ["a switch to ponatinib", "blinatumomab", "partial nephrectomy"]
+    s = fallback_sketch("Should a 70-year-old with relapsed Ph+ ALL get ponatinib?", "ALL", known,
+                        {"age": 70.0, "disease_status": "relapsed", "ph": "+"})
+    assert s is not None and s.qtype.value == "advise" and s.treatment == "ponatinib"
+    s = fallback_sketch("Which patients get partial nephrectomy?", "kidney", known, {})
+    assert s is not None and s.qtype.value == "conditions"
+    assert fallback_sketch("Tell me about kidney cancer", "kidney", known, {}) is None
+
+
+def test_facts_the_model_missed_are_added() -> None:
+    g = ground("WITH 'ALL' AS guideline, {age: $age} AS facts // next_step", "A 30-year-old with Ph+ ALL")
+    assert g.sketch.keys == ("age", "ph")
+    assert g.repairs
+
+
+def test_wrong_guideline_is_repaired_from_the_question_or_rejected() -> None:
+    g = ground("WITH 'bone' AS guideline, {age: $age} AS facts // next_step", "A 30-year-old with ALL")
+    assert g.sketch.guideline == "ALL" and g.repairs
+    with pytest.raises(GroundingError):
+        ground("WITH 'bone' AS guideline, {age: $age} AS facts // next_step", "A 30-year-old patient")
+
+
+def test_treatment_literal_must_appear_in_the_question() -> None:
+    assert ground_treatment("blinatumomab", "Is Blinatumomab OK here?") == ("blinatumomab", None)
+    phrase, note = ground_treatment("sunitinb", "who gets partial nephrectomy?", ["partial nephrectomy", "sunitinib"])
+    assert phrase == "partial nephrectomy" and note
+    with pytest.raises(GroundingError):
+        ground_treatment("sunitinib", "who gets surgery?", ["sunitinib"])
