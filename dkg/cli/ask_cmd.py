@@ -42,7 +42,10 @@ def ask_cmd(
     if answer.evidence:
         console.print("[bold]evidence:[/]")
         print_evidence(answer.evidence)
-        console.print("[bold]evidence path (root → node):[/]")
-        for e in answer.evidence[:3]:
-            console.print(f"  {' > '.join(e.path)}")
+        paths = [e for e in answer.evidence if e.path][:3]
+        if paths:
+            console.print("[bold]evidence path (root → node; GRAG: seed → node):[/]")
+            for e in paths:
+                via = f"   (reached from seed {e.seed_uid}, {e.hop} hop(s))" if e.hop else ""
+                console.print(f"  {' > '.join(e.path)}{via}")
     console.print(f"[dim]{answer.disclaimer}[/]")

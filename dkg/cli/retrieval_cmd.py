@@ -85,7 +85,7 @@ def print_evidence(evidence: list) -> None:  # type: ignore[type-arg]
     for i, e in enumerate(evidence, start=1):
         fields = ", ".join(f"{f} {v:.2f}" for f, v in sorted(e.field_contributions.items(), key=lambda x: -x[1])
                            if v > 0)
-        prov = "seed" if e.hop == 0 else f"{e.hop} hop(s) from {e.seed_uid}"
+        prov = "" if e.hop is None else "seed" if e.hop == 0 else f"{e.hop} hop(s) from {e.seed_uid}"
         text = " ".join(e.content.split())
         table.add_row(str(i), f"{e.score:.3f}" if e.score is not None else "", e.kind, source_of(e), prov,
                       text[:160] + ("…" if len(text) > 160 else ""), fields)
