@@ -1,0 +1,66 @@
+"""The FastAPI application: routers, error handlers, body limit, the web app's static files, and a lifespan
+that opens one graph connection and loads the models once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from dkg import MEDICAL_DISCLAIMER, __version__
+from dkg.api.errors import install_error_handlers
+from dkg.api.limits import BodySizeLimit
+from dkg.api.settings import ApiSettings, load_api_settings
+from dkg.config import Settings, get_settings
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+PAGES = {"clinician": "clinician.html", "curator": "curator.html", "researcher": "researcher.html"}
+
+
+def create_app(settings: Settings | None = None, api_settings: ApiSettings | None = None, *,
+               state_factory: Callable[[Settings, ApiSettings], Any] | None = None) -> FastAPI:
+    """The API app. ``state_factory`` builds what the lifespan holds (default: :meth:`AppState.open`)."""
+    api_settings = api_settings or load_api_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        platform = settings or get_settings()
+        if state_factory is None:
+            from dkg.api.state import AppState
+            state = AppState.open(platform, api_settings)
+        else:
+            state = state_factory(platform, api_settings)
+        app.state.dkg = state
+        try:
+            yield
+        finally:
+            state.close()
+
+    app = FastAPI(title="DKG API", version=__version__, lifespan=lifespan,
+                  description="Decision Knowledge Graph platform: answers, retrieval, curation, benchmarks.\n\n"
+                              + MEDICAL_DISCLAIMER)
+    install_error_handlers(app)
+    from dkg.api import routes_curation, routes_read, routes_research
+    app.include_router(routes_read.router)
+    app.include_router(routes_curation.router)
+    app.include_router(routes_research.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def root() -> RedirectResponse:
+        return RedirectResponse("/clinician")
+
+    def page(file: str) -> Callable[[], FileResponse]:
+        def serve() -> FileResponse:
+            return FileResponse(STATIC_DIR / file, media_type="text/html")
+        return serve
+
+    for name, file in PAGES.items():
+        app.add_api_route(f"/{name}", page(file), methods=["GET"], include_in_schema=False)
+    app.add_middleware(BodySizeLimit, limit=api_settings.max_body_bytes)
+    return app

@@ -1,0 +1,201 @@
+"""The answering engine behind ``/api/ask``: the hybrid route with the text-to-Cypher model and the retriever
+loaded once, an answer cache keyed by the normalised question and the graph snapshot, identical concurrent
+questions answered once, and uncached questions run on a worker pool sized to the CPU cores."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from dkg.answers import Answer
+from dkg.errors import DKGError
+from dkg.graph.db import Graph, named_queries
+from dkg.retrieval.hybrid import HybridResult
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_question(question: str) -> str:
+    """The cache identity of a question: case-folded, whitespace collapsed, trailing punctuation dropped.
+
+    >>> normalise_question("  What is   blinatumomab used for?? ")
+    'what is blinatumomab used for'
+    """
+    return _SPACE.sub(" ", question).strip().rstrip("?!. ").casefold()
+
+
+class AnswerCache:
+    """A thread-safe LRU of answers (0 entries = no caching)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], HybridResult] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple[Any, ...]) -> HybridResult | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return value
+
+    def put(self, key: tuple[Any, ...], value: HybridResult) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def route_answer(question: str, k: int, explain: bool, service: Any | None, service_problem: str | None,
+                 grag: Callable[[str, int], Answer]) -> HybridResult:
+    """The hybrid route of :func:`dkg.retrieval.hybrid.hybrid_answer` with an already-loaded text-to-Cypher
+    service: its answer when it validates and returns rows, else (and with ``explain``, also) GRAG."""
+    start = time.perf_counter()
+    cypher_answer: Answer | None = None
+    problem = service_problem
+    if service is not None:
+        try:
+            cypher_answer = service.answer(question)
+        except DKGError as exc:
+            problem = f"text-to-Cypher failed: {exc}"
+        except (OSError, TypeError, ValueError, AttributeError, RuntimeError) as exc:
+            problem = f"text-to-Cypher could not be used: {type(exc).__name__}: {exc}"
+        else:
+            if not cypher_answer.answered:
+                problem = f"text-to-Cypher gave no answer: {cypher_answer.no_answer_reason}"
+            elif not cypher_answer.rows:
+                problem = "text-to-Cypher's query returned no rows"
+    notes = [problem] if problem else []
+    if problem is None and not explain:
+        assert cypher_answer is not None
+        return HybridResult(cypher_answer, cypher_answer, None, notes)
+    grag_answer = grag(question, k)
+    if problem is not None:
+        routed = grag_answer.model_copy(update={
+            "timings_ms": {**grag_answer.timings_ms, "total": (time.perf_counter() - start) * 1000}})
+        return HybridResult(routed, cypher_answer, grag_answer, notes + ["answered by the GRAG retriever instead"])
+    assert cypher_answer is not None
+    merged = cypher_answer.model_copy(update={
+        "route": "hybrid",
+        "evidence": [*cypher_answer.evidence, *grag_answer.evidence],
+        "matched_nodes": [*cypher_answer.matched_nodes,
+                          *[m for m in grag_answer.matched_nodes if m not in cypher_answer.matched_nodes]],
+        "timings_ms": {**cypher_answer.timings_ms, **{f"grag_{k_}": v for k_, v in grag_answer.timings_ms.items()},
+                       "total": (time.perf_counter() - start) * 1000},
+    })
+    return HybridResult(merged, cypher_answer, grag_answer, notes)
+
+
+@dataclass
+class AskOutcome:
+    result: HybridResult
+    cached: bool
+    snapshot: str
+
+
+@dataclass
+class Engine:
+    """Answers questions over one graph with preloaded models (see the module docstring)."""
+
+    graph: Graph
+    retriever: Any | None
+    retriever_problem: str | None
+    service: Any | None
+    service_problem: str | None
+    workers: int
+    cache_size: int
+    snapshot_ttl_s: float = 2.0
+    cache: AnswerCache = field(init=False)
+    _pool: ThreadPoolExecutor = field(init=False)
+    _inflight: dict[tuple[Any, ...], Future[HybridResult]] = field(default_factory=dict, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _snapshot: tuple[float, str] = (0.0, "")
+
+    def __post_init__(self) -> None:
+        self.cache = AnswerCache(self.cache_size)
+        self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="dkg-answer")
+        self._q = named_queries("api")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ---- graph snapshot ----------------------------------------------------------------------------------
+    def read_snapshot(self) -> str:
+        """A short hash of what answers depend on: the loaded guideline versions and the curation changes."""
+        row = self.graph.read(self._q["snapshot"])[0]
+        return hashlib.sha1(repr(sorted(row.items())).encode()).hexdigest()[:12]
+
+    def snapshot(self, force: bool = False) -> str:
+        at, value = self._snapshot
+        if force or not value or time.monotonic() - at > self.snapshot_ttl_s:
+            value = self.read_snapshot()
+            self._snapshot = (time.monotonic(), value)
+        return value
+
+    def invalidate(self) -> None:
+        """Re-read the snapshot now (after this process changed the graph)."""
+        self.snapshot(force=True)
+
+    # ---- answering ---------------------------------------------------------------------------------------
+    def grag(self, question: str, k: int) -> Answer:
+        if self.retriever is None:
+            from dkg.api.errors import NotReadyError
+            raise NotReadyError(f"the retriever is not loaded ({self.retriever_problem})")
+        return self.retriever.answer(question, k)  # type: ignore[no-any-return]
+
+    def answer_now(self, question: str, k: int, explain: bool) -> HybridResult:
+        """Answer without the cache (runs in the caller's thread)."""
+        return route_answer(question, k, explain, self.service, self.service_problem, self.grag)
+
+    async def ask(self, question: str, k: int = 5, explain: bool = False) -> AskOutcome:
+        """The (cached) hybrid answer; identical questions in flight are computed once."""
+        snapshot = await asyncio.to_thread(self.snapshot)
+        key = (normalise_question(question), k, explain, snapshot)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return AskOutcome(self._for(hit, question), True, snapshot)
+        with self._lock:
+            future = self._inflight.get(key)
+            joined = future is not None
+            if future is None:
+                future = self._pool.submit(self.answer_now, question, k, explain)
+                self._inflight[key] = future
+                future.add_done_callback(lambda f: self._finish(key, f))
+        result = await asyncio.wrap_future(future)
+        return AskOutcome(self._for(result, question), joined, snapshot)
+
+    def _finish(self, key: tuple[Any, ...], future: Future[HybridResult]) -> None:
+        with self._lock:
+            self._inflight.pop(key, None)
+        if future.exception() is None and not future.cancelled():
+            self.cache.put(key, future.result())
+
+    @staticmethod
+    def _for(result: HybridResult, question: str) -> HybridResult:
+        if result.answer.question == question:
+            return result
+        return HybridResult(result.answer.model_copy(update={"question": question}), result.cypher_answer,
+                            result.grag_answer, result.notes)
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run CPU-heavy work (retrieval, pooling) on the worker pool."""
+        return await asyncio.wrap_future(self._pool.submit(fn, *args))
