@@ -1,0 +1,70 @@
+"use strict";
+(async () => {
+  const { api, el, status } = DKG;
+  await DKG.setupHeader("clinician");
+  const $ = (id) => document.getElementById(id);
+  const detail = $("node-detail");
+  const graph = new EvidenceGraph($("graph"), showNode);
+  graph.draw();
+
+  const samples = ["A 30-year-old with Ph-positive B-cell ALL and no substantial comorbidities: what is the recommended induction?",
+                   "What is blinatumomab used for in ALL?",
+                   "In renal cell carcinoma, which patients should receive partial nephrectomy?"];
+  samples.forEach((q) => $("samples").append(el("button", { type: "button", class: "secondary", text: q.length > 48 ? q.slice(0, 46) + "…" : q,
+    title: q, onclick: () => { $("question").value = q; $("ask-form").requestSubmit(); } })));
+
+  async function showNode(uid) {
+    detail.replaceChildren(el("span", { text: "Loading " + uid + " …" }));
+    try {
+      const nb = await api("/api/nodes/" + encodeURIComponent(uid) + "/neighbourhood");
+      detail.replaceChildren(
+        el("p", {}, el("strong", { text: DKG.kindOf(nb.labels) + ": " }), nb.content),
+        el("p", {}, `${nb.guideline} ${nb.version}, page(s) ${nb.pages.join(", ") || "—"} · constraints: ${nb.constraints.join(", ") || "none"}`),
+        nb.treatments.length ? el("p", {}, "Treatments offered: " + nb.treatments.join("; ")) : null,
+        el("div", { class: "row" },
+          el("button", { type: "button", class: "secondary", text: "Expand neighbours",
+            onclick: () => { graph.addNeighbourhood(nb); graph.draw(); } }),
+          el("a", { href: "/curator?node=" + encodeURIComponent(uid), text: "Open in curator" })));
+    } catch (e) {
+      detail.textContent = e.status === 404 ? "This evidence item is not a guideline box (" + uid + ")." : e.message;
+    }
+  }
+
+  $("ask-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const question = $("question").value.trim();
+    if (!question) { status($("ask-status"), "Type a question first.", "error"); return; }
+    $("ask").disabled = true;
+    status($("ask-status"), "Answering …");
+    try {
+      const t0 = performance.now();
+      const res = await api("/api/ask", { body: { question, explain: $("explain").checked, k: 5 } });
+      const a = res.answer;
+      status($("ask-status"), `Answered in ${Math.round(performance.now() - t0)} ms${res.cached ? " (cached)" : ""}.`, "ok");
+      $("route").textContent = a.route;
+      $("answer").textContent = a.answer || ("No answer: " + a.no_answer_reason);
+      $("notes").textContent = res.notes.length ? "Notes: " + res.notes.join(" · ") : "";
+      $("cypher").textContent = a.cypher ? a.cypher + (Object.keys(a.cypher_params).length ? "\n// params: " + JSON.stringify(a.cypher_params) : "")
+                                         : "— (no Cypher: answered by retrieval)";
+      $("evidence").replaceChildren(...a.evidence.slice(0, 10).map((e) => el("li", {},
+        el("span", { class: "badge", text: e.kind }), " ",
+        e.guideline ? `${e.guideline} ${e.version || ""}${e.pages.length ? " p. " + e.pages.join(", ") : ""} — ` : "",
+        e.source_url ? el("a", { href: e.source_url, text: "source", rel: "noopener" }) : null, " ",
+        e.content.length > 260 ? e.content.slice(0, 258) + "…" : e.content,
+        e.score !== null && e.score !== undefined ? el("span", { class: "muted", text: ` (score ${e.score.toFixed(3)})` }) : null)));
+      graph.clear();
+      a.matched_nodes.forEach((u) => graph.matched.add(u));
+      const uids = [...new Set(a.evidence.map((e) => e.node_uid))].filter((u) => u.split("|").length === 3).slice(0, 8);
+      if (uids.length) {
+        const paths = await api("/api/paths", { body: { uids } });
+        paths.forEach((p) => graph.addPath(p.path));
+      }
+      graph.draw();
+      detail.textContent = uids.length ? "" : "The evidence has no guideline boxes (knowledge sections only).";
+    } catch (e) {
+      status($("ask-status"), e.message, "error");
+    } finally {
+      $("ask").disabled = false;
+    }
+  });
+})();
