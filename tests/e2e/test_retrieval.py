@@ -86,16 +86,21 @@ def test_grag_reaches_neighbours_beyond_the_seeds(indexed: Graph) -> None:
 def test_incremental_reindex_and_stale_detection(indexed: Graph) -> None:
     leaf = indexed.read("MATCH (n:Node {guideline: 'kidney', version: '1.2026'}) WHERE NOT (n)-[:NEXT_STEP]->() "
                         "RETURN n.uid AS uid ORDER BY uid LIMIT 1")[0]["uid"]
+    original = indexed.read("MATCH (n:Node {uid: $uid}) RETURN n.content AS content, n.rev AS rev", {"uid": leaf})[0]
     again = build_index(indexed, home=Path(indexed.settings.home), models=("minilm",))
     assert again.embedded["minilm"] == 0
-    indexed.write("MATCH (n:Node {uid: $uid}) SET n.content = n.content + ' (revised wording)', n.rev = n.rev + 1",
-                  {"uid": leaf})
-    with pytest.raises(IndexStaleError, match="dkg index"):
+    try:
+        indexed.write("MATCH (n:Node {uid: $uid}) SET n.content = n.content + ' (revised wording)', "
+                      "n.rev = n.rev + 1", {"uid": leaf})
+        with pytest.raises(IndexStaleError, match="dkg index"):
+            Retriever(indexed)
+        report = build_index(indexed, home=Path(indexed.settings.home), models=("minilm",))
+        assert report.embedded["minilm"] == 1 and report.serialisations_changed == 1
+        assert report.pooled["minilm"] >= 1
         Retriever(indexed)
-    report = build_index(indexed, home=Path(indexed.settings.home), models=("minilm",))
-    assert report.embedded["minilm"] == 1 and report.serialisations_changed == 1
-    assert report.pooled["minilm"] >= 1
-    Retriever(indexed)
+    finally:  # the session graph is shared with other test modules: put the box back as built
+        indexed.write("MATCH (n:Node {uid: $uid}) SET n.content = $content, n.rev = $rev", {"uid": leaf, **original})
+        build_index(indexed, home=Path(indexed.settings.home), models=("minilm",))
 
 
 def test_missing_index_and_bad_queries(indexed: Graph) -> None:
