@@ -27,7 +27,7 @@ _TOKEN = re.compile(r"[a-z0-9][a-z0-9+/\-]*")
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit L2 norm (zero rows stay zero).
 
-    >>> normalise_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).round(4).tolist()
+    >>> normalise_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).astype(float).round(4).tolist()
     [[0.6, 0.8], [0.0, 0.0]]
     """
     matrix = np.asarray(matrix, dtype=np.float32)
