@@ -176,7 +176,7 @@ def neighbourhood(adj: Mapping[str, set[str]], start: str, hops: int) -> dict[st
 def pooled_vector(vectors: Iterable[np.ndarray]) -> np.ndarray:
     """Mean of the given unit vectors, re-normalised (g_s).
 
-    >>> pooled_vector([np.array([1.0, 0.0]), np.array([0.0, 1.0])]).round(4).tolist()
+    >>> pooled_vector([np.array([1.0, 0.0]), np.array([0.0, 1.0])]).astype(float).round(4).tolist()
     [0.7071, 0.7071]
     """
     stacked = np.stack(list(vectors)).astype(np.float32)
