@@ -34,8 +34,15 @@ class AppState:
         try:
             retriever, retriever_problem = None, None
             try:
+                from dkg.retrieval.errors import IndexStaleError
                 from dkg.retrieval.grag import Retriever
-                retriever = Retriever(graph)
+                try:
+                    retriever = Retriever(graph)
+                except IndexStaleError as exc:
+                    # curation changed some nodes since `dkg index`: their old embeddings still serve
+                    retriever = Retriever(graph, check=False)
+                    retriever_problem = f"index stale, serving anyway: {exc}"
+                    log.warning("%s", retriever_problem)
             except (DKGError, ImportError, OSError, ValueError) as exc:
                 retriever_problem = str(exc)
                 log.warning("retriever not loaded: %s", exc)

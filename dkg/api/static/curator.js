@@ -93,7 +93,7 @@
         el("p", { class: "muted" }, `${current.uid} · ${current.guideline} ${current.version} · page(s) ${current.pages.join(", ")} · revision `,
            el("span", { id: "rev", text: String(current.rev) })),
         el("p", {}, "Constraints: ", el("code", { id: "current-constraints", text: current.constraints.join(", ") || "none" })),
-        current.typed_problem ? el("p", { class: "status error", text: current.typed_problem }) : null);
+        ...(current.typed_problem ? [el("p", { class: "status error", text: current.typed_problem })] : []));
       render();
       await loadHistory();
       status($("edit-status"), "");

@@ -1,0 +1,178 @@
+"""The HTTP API against a real server process and the real Neo4j: answers, curation with tokens, and bad
+input (malformed JSON, huge bodies, missing/invalid tokens, injection attempts in every text field)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from dkg.api.testing import CURATOR_TOKEN, READER_TOKEN, live_server, server_env
+from dkg.graph.db import Graph
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
+PORT = int(os.environ.get("DKG_API_TEST_PORT", "8730"))
+CURATOR = {"Authorization": f"Bearer {CURATOR_TOKEN}"}
+READER = {"Authorization": f"Bearer {READER_TOKEN}"}
+INJECTIONS = [
+    "x' }) MATCH (n) DETACH DELETE n //",
+    "\" OR 1=1 WITH 1 AS x CALL { MATCH (n) DETACH DELETE n } RETURN x //",
+    "ALL|1.2026|x'}) DETACH DELETE n; //",
+    "$uid} SET n.content = 'pwned' //",
+    "<script>alert('x')</script>",
+]
+
+
+@pytest.fixture(scope="module")
+def server(graph: Graph, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    env = server_env(graph.settings, tmp_path_factory.mktemp("qrels"))
+    with live_server(PORT, env) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def client(server: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server, timeout=120.0) as c:
+        yield c
+
+
+def counts(graph: Graph) -> tuple[int, int, int]:
+    row = graph.read("MATCH (n) WITH count(n) AS nodes MATCH ()-[r]->() WITH nodes, count(r) AS rels "
+                     "MATCH (n:Node) WHERE n.content CONTAINS 'pwned' RETURN nodes, rels, count(n) AS pwned")[0]
+    return row["nodes"], row["rels"], row["pwned"]
+
+
+def node_uid(client: httpx.Client, text: str = "Philadelphia-negative disease") -> str:
+    rows = client.get("/api/nodes", params={"q": text, "guideline": "ALL", "version": "1.2026"}).json()
+    return next(r["uid"] for r in rows if r["content"] == text)
+
+
+def test_ask_returns_a_real_answer_with_route_and_evidence(client: httpx.Client) -> None:
+    r = client.post("/api/ask", json={"question": "A 30-year-old with Ph-positive B-cell ALL and no substantial "
+                                                  "comorbidities: what is the recommended induction?"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    answer = body["answer"]
+    assert answer["route"] in ("text2cypher", "grag", "hybrid")
+    assert answer["answer"].strip() and answer["evidence"]
+    assert answer["disclaimer"]
+    again = client.post("/api/ask", json={"question": "a 30-year-old with Ph-positive B-cell ALL and no substantial "
+                                                      "comorbidities:  what is the recommended induction"}).json()
+    assert again["cached"] is True and again["answer"]["answer"] == answer["answer"]
+
+
+def test_retrieve_has_provenance(client: httpx.Client) -> None:
+    r = client.post("/api/retrieve", json={"question": "why is MRD monitored?", "k": 5})
+    assert r.status_code == 200, r.text
+    evidence = r.json()["evidence"]
+    assert evidence and all(e["hop"] is not None for e in evidence)
+
+
+def test_guidelines_and_openapi(client: httpx.Client) -> None:
+    versions = {(g["guideline"], g["version"]) for g in client.get("/api/guidelines").json()}
+    assert ("ALL", "1.2026") in versions and ("bone", "2.2026") in versions
+    paths = client.get("/openapi.json").json()["paths"]
+    assert "/api/ask" in paths and "/api/nodes/{uid}/constraints" in paths
+
+
+def test_curation_change_history_and_rollback(client: httpx.Client) -> None:
+    uid = node_uid(client)
+    path = f"/api/nodes/{quote(uid, safe='')}"
+    before = client.get(path).json()
+    r = client.post(path + "/constraints/set", headers=CURATOR,
+                    json={"constraints": ["age>=18"], "reason": "e2e test", "expected_rev": before["rev"]})
+    assert r.status_code == 200, r.text
+    change = r.json()
+    assert "age>=18" in change["after"] and change["who"] == "api:tester"
+    stale = client.post(path + "/constraints/set", headers=CURATOR,
+                        json={"constraints": ["age>=20"], "reason": "stale", "expected_rev": before["rev"]})
+    assert stale.status_code == 409 and "changed since you read it" in stale.json()["error"]["message"]
+    history = client.get(path + "/history").json()
+    assert history[-1]["id"] == change["id"]
+    back = client.post(f"/api/changes/{change['id']}/rollback", headers=CURATOR, json={"reason": "undo e2e"})
+    assert back.status_code == 200, back.text
+    assert client.get(path).json()["constraints"] == before["constraints"]
+
+
+def test_typed_replace_validates_against_the_vocabulary(client: httpx.Client) -> None:
+    uid = node_uid(client)
+    path = f"/api/nodes/{quote(uid, safe='')}/constraints"
+    rev = client.get(f"/api/nodes/{quote(uid, safe='')}").json()["rev"]
+    bad = client.put(path, headers=CURATOR, json={"typed": {"ph": {"values": ["maybe"]}}, "reason": "x",
+                                                  "expected_rev": rev})
+    assert bad.status_code == 422 and "'maybe' is not a value of ph" in bad.json()["error"]["message"]
+    wrong = client.put(path, headers=CURATOR, json={"typed": {"age": {"minimum": 70, "maximum": 20}}, "reason": "x",
+                                                    "expected_rev": rev})
+    assert wrong.status_code == 422 and "typed.age" in wrong.json()["error"]["message"]
+
+
+def test_non_curators_cannot_change_anything(client: httpx.Client, graph: Graph) -> None:
+    uid = node_uid(client)
+    path = f"/api/nodes/{quote(uid, safe='')}"
+    rev = client.get(path).json()["rev"]
+    body = {"constraints": ["age>=18"], "reason": "not allowed", "expected_rev": rev}
+    assert client.post(path + "/constraints/set", json=body).status_code == 401
+    assert client.post(path + "/constraints/set", json=body, headers=READER).status_code == 403
+    assert client.post(path + "/constraints/set", json=body,
+                       headers={"Authorization": "Bearer not-a-valid-token-at-all"}).status_code == 401
+    assert client.put(path + "/constraints", json={"typed": {}, "reason": "x", "expected_rev": rev}).status_code == 401
+    assert client.post("/api/annotation/qrels", json={"query": "q", "judgments": [
+        {"uid": uid, "label": "3"}]}, headers=READER).status_code == 403
+    assert client.get(path).json()["rev"] == rev
+
+
+def test_malformed_json_is_400_naming_the_body(client: httpx.Client) -> None:
+    r = client.post("/api/ask", content=b'{"question": "x",', headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "malformed JSON" in r.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("body,field", [({}, "body.question"), ({"question": ""}, "body.question"),
+                                        ({"question": "x" * 601}, "body.question"),
+                                        ({"question": "ok", "k": 0}, "body.k")])
+def test_validation_errors_name_the_field(client: httpx.Client, body: dict[str, object], field: str) -> None:
+    r = client.post("/api/ask", json=body)
+    assert r.status_code == 422 and r.json()["error"]["message"].startswith(field)
+
+
+def test_huge_bodies_are_refused(client: httpx.Client) -> None:
+    big = b'{"question": "' + b"a" * 200_000 + b'"}'
+    declared = client.post("/api/ask", content=big, headers={"Content-Type": "application/json"})
+    assert declared.status_code == 413
+
+    def chunks() -> Iterator[bytes]:
+        for i in range(0, len(big), 8192):
+            yield big[i:i + 8192]
+
+    streamed = client.post("/api/ask", content=chunks(), headers={"Content-Type": "application/json"})
+    assert streamed.status_code == 413
+
+
+def test_injection_attempts_stay_data(client: httpx.Client, graph: Graph) -> None:
+    before = counts(graph)
+    uid = node_uid(client)
+    path = f"/api/nodes/{quote(uid, safe='')}"
+    rev = client.get(path).json()["rev"]
+    for text in INJECTIONS:
+        assert client.post("/api/ask", json={"question": text}).status_code == 200
+        assert client.post("/api/retrieve", json={"question": text}).status_code == 200
+        assert client.get("/api/nodes", params={"q": text}).status_code == 200
+        assert client.get("/api/nodes", params={"q": "ph", "guideline": text, "version": text}).json() == []
+        assert client.get(f"/api/nodes/{quote(text, safe='')}").status_code in (404, 422)
+        assert client.post("/api/paths", json={"uids": [text]}).status_code in (200, 422)
+        assert client.get("/api/annotation/pool", params={"query": text, "k": 3}).status_code == 200
+        for endpoint, body in (("/constraints/set", {"constraints": [text], "reason": text, "expected_rev": rev}),
+                               ("/constraints/remove", {"targets": [text], "reason": text, "expected_rev": rev}),
+                               ("/constraints/update", {"old": text, "new": text, "reason": text,
+                                                        "expected_rev": rev})):
+            r = client.post(path + endpoint, json=body, headers=CURATOR)
+            assert r.status_code == 422, r.text
+        r = client.put(path + "/constraints", headers=CURATOR,
+                       json={"typed": {text[:40]: {"values": [text]}}, "reason": text, "expected_rev": rev})
+        assert r.status_code == 422
+        assert client.post(f"/api/changes/{quote(text, safe='')}/rollback", headers=CURATOR,
+                           json={"reason": text}).status_code in (404, 422)
+    assert counts(graph) == before
+    assert client.get(path).json()["rev"] == rev

@@ -1,0 +1,175 @@
+"""The HTTP layer without a graph: body limit, malformed JSON, validation messages, token checks before any
+graph access, the answer cache and single flight (a stand-in engine counts the computations)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from dkg.answers import Answer
+from dkg.api.app import create_app
+from dkg.api.engine import Engine, normalise_question, route_answer
+from dkg.api.settings import ApiSettings, load_api_settings
+from dkg.config import Settings
+from dkg.errors import QAError
+
+CURATOR = "curator-token-000001"
+READER = "reader-token-0000001"
+
+
+@dataclass
+class CountingEngine:
+    calls: list[str] = field(default_factory=list)
+
+    async def ask(self, question: str, k: int = 5, explain: bool = False) -> Any:
+        from dkg.api.engine import AskOutcome
+        from dkg.retrieval.hybrid import HybridResult
+        self.calls.append(question)
+        return AskOutcome(HybridResult(Answer(question=question, route="grag", answer="ok")), False, "s")
+
+
+@dataclass
+class FakeState:
+    api_settings: ApiSettings
+    principals: dict[str, Any]
+    engine: CountingEngine
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    api_settings = load_api_settings(curator_tokens=f"alice:{CURATOR}", read_tokens=f"rob:{READER}",
+                                     max_body_bytes=4096)
+
+    def factory(_: Settings, s: ApiSettings) -> FakeState:
+        return FakeState(s, s.principals(), CountingEngine())
+
+    app = create_app(Settings(), api_settings, state_factory=factory)
+    with TestClient(app) as c:
+        yield c
+
+
+def test_ask_goes_to_the_engine(client: TestClient) -> None:
+    r = client.post("/api/ask", json={"question": "what is blinatumomab?"})
+    assert r.status_code == 200 and r.json()["answer"]["answer"] == "ok"
+
+
+def test_malformed_json_and_validation(client: TestClient) -> None:
+    r = client.post("/api/ask", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "malformed JSON" in r.json()["error"]["message"]
+    r = client.post("/api/ask", json={"question": "x", "k": 500})
+    assert r.status_code == 422 and r.json()["error"]["message"].startswith("body.k:")
+    r = client.post("/api/ask", json={"question": ["not", "a", "string"]})
+    assert r.status_code == 422 and "body.question" in r.json()["error"]["message"]
+
+
+def test_body_limit(client: TestClient) -> None:
+    r = client.post("/api/ask", content=b'{"question":"' + b"a" * 5000 + b'"}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "4096 bytes" in r.json()["error"]["message"]
+    assert client.post("/api/ask", json={"question": "a" * 100}).status_code == 200
+
+
+@pytest.mark.parametrize("headers,status", [({}, 401), ({"Authorization": f"Bearer {READER}"}, 403),
+                                            ({"Authorization": "Bearer wrong-token-000000"}, 401),
+                                            ({"Authorization": f"Basic {CURATOR}"}, 401)])
+def test_curator_endpoints_refuse_before_touching_the_graph(client: TestClient, headers: dict[str, str],
+                                                            status: int) -> None:
+    uid = "ALL%7C1.2026%7Cabc"
+    body = {"constraints": ["age<65"], "reason": "r", "expected_rev": 0}
+    assert client.post(f"/api/nodes/{uid}/constraints/set", json=body, headers=headers).status_code == status
+    assert client.post("/api/changes/abc-1/rollback", json={}, headers=headers).status_code == status
+    r = client.post("/api/annotation/qrels", json={"query": "q", "judgments": [{"uid": "a", "label": "3"}]},
+                    headers=headers)
+    assert r.status_code == status
+
+
+def test_read_token_can_be_required() -> None:
+    s = load_api_settings(read_tokens=f"rob:{READER}", require_read_token=True)
+    app = create_app(Settings(), s, state_factory=lambda _, a: FakeState(a, a.principals(), CountingEngine()))
+    with TestClient(app) as c:
+        assert c.post("/api/ask", json={"question": "q"}).status_code == 401
+        assert c.post("/api/ask", json={"question": "q"}, headers={"Authorization": f"Bearer {READER}"}
+                      ).status_code == 200
+
+
+def test_pages_and_disclaimer_are_served(client: TestClient) -> None:
+    for page in ("clinician", "curator", "researcher"):
+        html = client.get(f"/{page}").text
+        assert 'id="disclaimer"' in html and "<label" in html
+    assert client.get("/static/graph.js").status_code == 200
+
+
+# ---- engine: routing, cache, single flight ---------------------------------------------------------------
+class FakeService:
+    def __init__(self, answer: Answer | Exception) -> None:
+        self.result = answer
+
+    def answer(self, question: str) -> Answer:
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+def grag(question: str, k: int) -> Answer:
+    return Answer(question=question, route="grag", answer="retrieved")
+
+
+def test_route_prefers_text_to_cypher_rows_and_falls_back_to_grag() -> None:
+    good = Answer(question="q", route="text2cypher", answer="a", rows=[{"uid": "x"}])
+    assert route_answer("q", 5, False, FakeService(good), None, grag).answer.route == "text2cypher"
+    empty = good.model_copy(update={"rows": []})
+    r = route_answer("q", 5, False, FakeService(empty), None, grag)
+    assert r.answer.route == "grag" and "no rows" in r.notes[0]
+    r = route_answer("q", 5, False, FakeService(QAError("model broke")), None, grag)
+    assert r.answer.answer == "retrieved" and "model broke" in r.notes[0]
+    r = route_answer("q", 5, False, None, "no model", grag)
+    assert r.answer.route == "grag" and r.notes[0] == "no model"
+    assert route_answer("q", 5, True, FakeService(good), None, grag).answer.route == "hybrid"
+
+
+class SlowEngine(Engine):
+    def __init__(self) -> None:
+        self.count = 0
+        self.guard = threading.Lock()
+        super().__init__(graph=None, retriever=None, retriever_problem=None, service=None,  # type: ignore[arg-type]
+                         service_problem="none", workers=2, cache_size=8)
+
+    def snapshot(self, force: bool = False) -> str:
+        return "snap"
+
+    def answer_now(self, question: str, k: int, explain: bool) -> Any:
+        with self.guard:
+            self.count += 1
+        time.sleep(0.2)
+        return route_answer(question, k, explain, None, "none", grag)
+
+
+def test_cache_and_single_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("dkg.api.engine.named_queries", lambda _: {})
+    engine = SlowEngine()
+
+    async def many() -> list[Any]:
+        return await asyncio.gather(*[engine.ask("What is X?  ") for _ in range(10)], engine.ask("what is x"))
+
+    outcomes = asyncio.run(many())
+    assert engine.count == 1  # eleven identical (normalised) questions, one computation
+    assert outcomes[-1].result.answer.question == "what is x"
+    again = asyncio.run(engine.ask("WHAT IS X?"))
+    assert again.cached and engine.count == 1
+    asyncio.run(engine.ask("another question"))
+    assert engine.count == 2
+    engine.close()
+
+
+def test_normalise_question() -> None:
+    assert normalise_question("What  is X?") == normalise_question("what is x") != normalise_question("what is y")
