@@ -94,9 +94,9 @@ def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
         result = parse_pdf(pdf, pages=spec.pages, ocr=OCRMode(spec.ocr))
         rows = write_csv(result, stage.edges_csv)
         write_sidecar(result, stage.edges_csv.with_suffix(".json"))
-        for issue in result.issues:
-            echo(f"  warning page {issue.page}: {issue.message}")
-        echo(f"  {rows} edges from {len(result.pages)} page(s)")
+        echo(f"  {rows} edges from {len(result.pages)} page(s)"
+             + (f"; {len(result.issues)} warning(s), e.g. side boxes without arrows (details in "
+                f"{stage.edges_csv.with_suffix('.json')})" if result.issues else ""))
         if rows == 0:
             raise BuildError(f"{spec.guideline} {spec.version}: the parser found no arrows in {pdf}")
         files.append(stage)

@@ -1,9 +1,17 @@
-"""`dkg demo`: the main job, run by the README's first command."""
+"""`dkg demo`: the main job, run by the README's first command.
+
+Starts the local Neo4j, trains (or reuses) the text-to-Cypher model, builds the three shipped
+guidelines from their PDFs (parse → extract → load), shows what a guideline revision is in this
+model, indexes the graph for retrieval and answers sample questions with their evidence.
+"""
 
 from __future__ import annotations
 
 import time
 import uuid
+
+import typer
+from rich.table import Table
 
 from dkg import MEDICAL_DISCLAIMER
 from dkg.cli.common import app, console, friendly_errors
@@ -26,12 +34,109 @@ def smoke_round_trip() -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def _step(title: str) -> float:
+    console.rule(f"[bold]{title}")
+    return time.perf_counter()
+
+
+def _print_answer(result, elapsed_ms: float) -> None:  # type: ignore[no-untyped-def]
+    from dkg.cli.retrieval_cmd import print_evidence
+
+    answer = result.answer
+    console.print(f"[bold]route:[/] {answer.route}   [dim]({elapsed_ms:.0f} ms)[/]")
+    if answer.cypher:
+        console.print(f"[bold]cypher:[/] {answer.cypher}", markup=False, highlight=False)
+    console.print(f"[bold]answer:[/] {answer.answer or answer.no_answer_reason}", highlight=False)
+    if answer.evidence:
+        print_evidence(answer.evidence[:3])
+
+
 @app.command()
 @friendly_errors
-def demo() -> None:
+def demo(
+    quick_model: bool = typer.Option(False, "--quick-model", help="Train the tiny test model (about 2 minutes) "
+                                                                  "instead of the full one."),
+    from_sources: bool = typer.Option(False, "--from-sources", help="Build the graph from the YAML sources "
+                                                                    "instead of parsing the PDFs."),
+) -> None:
     """Run the main job on the configured Neo4j (the local server by default)."""
+    begin = time.perf_counter()
     console.print(f"[bold yellow]{MEDICAL_DISCLAIMER}[/]")
     settings = get_settings()
+
+    t = _step("1. Neo4j")
     if settings.uses_local_neo4j:
         console.print(LocalNeo4jServer(settings).start().detail)
     console.print(f"smoke test: wrote and read a node in {smoke_round_trip():.0f} ms")
+
+    t = _step("2. Text-to-Cypher model (trained here, reused when its training data is unchanged)")
+    from dkg.qa.training import ensure_model
+
+    model_dir = ensure_model(settings, quick=quick_model, on_progress=lambda m: console.print(f"[dim]{m}[/]"))
+    console.print(f"model: {model_dir} ({time.perf_counter() - t:.0f} s)")
+
+    t = _step("3. Build the guidelines: PDF → head–tail edges → constraints → Neo4j")
+    from dkg.graph.builder import build, graph_counts
+
+    if from_sources:
+        from dkg.graph.sources import input_from_source
+
+        with open_graph() as graph:
+            for code in ("ALL", "kidney", "bone"):
+                for version in ("1.2026", "2.2026"):
+                    build(graph, [input_from_source(code, version)])
+    else:
+        from dkg.pipeline import load_pipeline, run_pipelines, shipped_pipelines
+
+        run_pipelines([load_pipeline(p) for p in shipped_pipelines()], echo=console.print)
+    with open_graph() as graph:
+        table = Table("guideline", "version", "nodes", "decision nodes", "relations")
+        for row in graph.read("MATCH (g:GuidelineVersion) RETURN g.guideline AS g, g.version AS v ORDER BY g, v"):
+            counts = graph_counts(graph, row["g"], row["v"])
+            table.add_row(row["g"], row["v"], str(counts["nodes"]), str(counts["decision"]), str(counts["relations"]))
+        console.print(table)
+        console.print(f"built in {time.perf_counter() - t:.0f} s")
+
+        t = _step("4. A guideline revision is a list of constraint SET/REMOVE operations")
+        from dkg.graph.revision import Snapshot, diff
+
+        for code in ("ALL", "kidney", "bone"):
+            revision = diff(Snapshot.from_graph(graph, code, "1.2026"), Snapshot.from_graph(graph, code, "2.2026"))
+            console.print(f"{code} 1.2026 → 2.2026: {len(revision.ops)} constraint operation(s) on "
+                          f"{len({o.node for o in revision.ops})} decision node(s), "
+                          f"{len(revision.structural)} structural difference(s)")
+            for op in revision.ops[:3] if code == "ALL" else []:
+                console.print(f"   {op.op.upper():11s} {op.value[:60]!r} on {op.content[:50]!r}", highlight=False)
+
+        t = _step("5. Retrieval index: MedQuAD knowledge layer + MiniLM embeddings + vector index")
+        from pathlib import Path
+
+        from dkg.retrieval.index import build_index
+        from dkg.retrieval.knowledge import load_knowledge
+        from dkg.retrieval.settings import load_retrieval_settings
+
+        retrieval_settings = load_retrieval_settings()
+        knowledge = load_knowledge(graph, retrieval_settings.medquad_dir)
+        console.print(f"knowledge layer: {knowledge.diseases} diseases, {knowledge.sections} sections")
+        report = build_index(graph, home=Path(settings.home), hops=retrieval_settings.hops,
+                             on_progress=lambda m: console.print(f"[dim]{m}[/]"))
+        console.print(report.summary())
+
+        t = _step("6. Questions")
+        from dkg.qa.service import sample_questions
+        from dkg.retrieval.grag import Retriever
+        from dkg.retrieval.hybrid import hybrid_answer, sample_retrieval_questions
+
+        retriever = Retriever(graph)
+        questions = [(q, False) for q in sample_questions()]
+        questions += [(q, False) for q in sample_retrieval_questions()[:3]]
+        questions += [(sample_questions()[0], True)]
+        for question, explain in questions:
+            console.print(f"\n[bold cyan]Q:[/] {question}" + ("  [dim](--explain: both routes)[/]" if explain else ""),
+                          highlight=False)
+            start = time.perf_counter()
+            result = hybrid_answer(graph, question, explain=explain, retriever=retriever)
+            _print_answer(result, (time.perf_counter() - start) * 1000)
+    console.rule()
+    console.print(f"demo finished in {time.perf_counter() - begin:.0f} s")
+    console.print(f"[bold yellow]{MEDICAL_DISCLAIMER}[/]")
