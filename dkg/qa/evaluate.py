@@ -26,7 +26,7 @@ def run_with_dkg(service: TextToCypherService, items: list[dict[str, Any]], say:
         t = answer.timings_ms
         out.append({
             "id": item["id"], "prediction": answer.answer, "reference": item["ANSWER"],
-            "correct": answer.matched_nodes == [item["Expected_Node"]],
+            "correct": answer.matched_nodes == [item["Expected_Node"]], "path": service.last_path,
             "no_answer": answer.no_answer_reason, "split": item["split"], "question_type": item["question_type"],
             "guideline": item["guideline"], "infer_ms": t.get("generate", 0.0) + t.get("ground", 0.0),
             "total_ms": t.get("total", 0.0),
@@ -53,7 +53,12 @@ def run_without_dkg(model: Seq2Seq, items: list[dict[str, Any]], say: Progress, 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     scores = text_scores([r["prediction"] for r in rows], [r["reference"] for r in rows])
-    return {"accuracy": accuracy([r["correct"] for r in rows]), **scores, "n": float(len(rows))}
+    out = {"accuracy": accuracy([r["correct"] for r in rows]), **scores, "n": float(len(rows))}
+    if rows and "path" in rows[0]:
+        # the model's own beams, without the repair-from-the-question fallback
+        out["accuracy_beams_only"] = accuracy([r["correct"] and r["path"].startswith("beam") for r in rows])
+        out["fallback_share"] = accuracy([r["path"] == "fallback" for r in rows])
+    return out
 
 
 def breakdown(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:

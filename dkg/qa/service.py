@@ -62,6 +62,7 @@ class TextToCypherService:
         self.beams = beams
         self.stats: Counter[str] = Counter()
         self._treatments: dict[tuple[str, str], list[str]] = {}
+        self.last_path = ""  # how the last answer was reached: beam<N>, fallback or refused
 
     def close(self) -> None:
         if self._own_graph:
@@ -125,6 +126,7 @@ class TextToCypherService:
         start = time.perf_counter()
         timings: dict[str, float] = {}
         self.stats["questions"] += 1
+        self.last_path = "refused"
         reason = self.screen(question)
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
@@ -150,6 +152,7 @@ class TextToCypherService:
                 problems.append(f"beam {index + 1}: {exc}")
                 continue
             self.stats["valid_beam_1" if index == 0 else "rescued_by_later_beam"] += 1
+            self.last_path = f"beam{index + 1}"
             timings["total"] = (time.perf_counter() - start) * 1000
             if not rows:
                 return self._refuse(question, "no step of the guideline matches the facts in the question "
@@ -175,6 +178,7 @@ class TextToCypherService:
                     if rows:
                         self.stats["answered"] += 1
                         self.stats["fallback_from_question"] += 1
+                        self.last_path = "fallback"
                         return self._answer(question, grounded.sketch, version, cypher, params, rows, timings)
             except DKGError as exc:
                 problems.append(f"repair from the question: {exc}")
