@@ -130,3 +130,21 @@ def test_cli_errors_are_one_line(indexed: Graph) -> None:
     ok = CliRunner().invoke(app, ["retrieve", "Wilms tumor treatment", "-k", "3", "--json"])
     assert ok.exit_code == 0, ok.output
     assert '"route": "grag"' in ok.output
+
+
+def test_cli_index_and_eval_run(indexed: Graph, tmp_path: Path) -> None:
+    import json
+
+    from dkg.cli.main import app
+
+    index = CliRunner().invoke(app, ["index", "--no-knowledge"])
+    assert index.exit_code == 0, index.output
+    assert "0 changed" in index.output
+    out = tmp_path / "retrieval.json"
+    result = CliRunner().invoke(app, ["eval", "retrieval", "--sets", "paraphrase", "--methods", "bm25,grag",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())
+    assert figures["paraphrase.questions"] == 40
+    assert 0.0 <= figures["paraphrase.grag.ndcg@10"] <= 1.0
+    assert "paraphrase.bm25_vs_grag.p_bh" in figures
