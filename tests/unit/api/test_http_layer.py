@@ -173,3 +173,10 @@ def test_cache_and_single_flight(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_normalise_question() -> None:
     assert normalise_question("What  is X?") == normalise_question("what is x") != normalise_question("what is y")
+
+
+def test_openapi_schema_documents_the_endpoints_and_bearer_auth(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    assert {"/api/ask", "/api/retrieve", "/api/nodes/{uid}/neighbourhood", "/api/nodes/{uid}/constraints",
+            "/api/changes/{change_id}/rollback", "/api/benchmarks", "/api/annotation/qrels"} <= set(schema["paths"])
+    assert "HTTPBearer" in schema["components"]["securitySchemes"]
