@@ -95,7 +95,8 @@ def print_evidence(evidence: list) -> None:  # type: ignore[type-arg]
 @eval_app.command("retrieval")
 @friendly_errors
 def eval_retrieval_cmd(
-    sets: str = typer.Option("medquad,paraphrase,role_traps,dkg", "--sets", help="Question sets, comma-separated."),
+    sets: str = typer.Option("medquad,paraphrase,heldout,role_traps,dkg", "--sets",
+                             help="Question sets, comma-separated."),
     methods: str = typer.Option("bm25,vector,grag,hybrid", "--methods", help="Methods, comma-separated."),
     k: int = typer.Option(10, "-k", min=1, max=100, help="Ranking depth."),
     write_questions: bool = typer.Option(False, "--write-questions",
@@ -112,6 +113,7 @@ def eval_retrieval_cmd(
     from dkg.retrieval.knowledge import load_sections
     from dkg.retrieval.questions import (
         dkg_questions,
+        heldout_questions,
         load_set,
         medquad_questions,
         paraphrase_questions,
@@ -123,7 +125,7 @@ def eval_retrieval_cmd(
     settings = load_retrieval_settings()
     if write_questions:
         sections = load_sections(settings.medquad_dir)
-        counts = write_sets(medquad_questions(sections) + paraphrase_questions(sections)
+        counts = write_sets(medquad_questions(sections) + paraphrase_questions(sections) + heldout_questions(sections)
                             + role_trap_questions(sections) + dkg_questions())
         console.print(f"wrote question sets: {counts}")
     chosen = {name: load_set(name) for name in sets.split(",") if name}

@@ -4,6 +4,8 @@
   identical question text are all relevant).
 * ``paraphrase``: questions written by hand for this project (``paraphrases.jsonl``: question, focus,
   qtype), in everyday wording that avoids the MedQuAD templates → every Section of that focus and qtype.
+* ``heldout``: a second hand-written paraphrase set (``heldout_paraphrases.jsonl``, same format), written
+  before the query-intent component was designed and never used to choose its cues or weights.
 * ``role_traps``: the same question about the adult and the childhood form of a cancer, asked with an age
   cue instead of the disease's exact name ("How is acute lymphoblastic leukemia treated in children?")
   → only the Section of the matching form. Generated from the templates below.
@@ -24,7 +26,7 @@ from dkg.errors import DKGError
 from dkg.retrieval.knowledge import SectionRecord
 
 DATA_DIR = PROJECT_ROOT / "datasets" / "retrieval"
-SETS = ("medquad", "paraphrase", "role_traps", "dkg")
+SETS = ("medquad", "paraphrase", "heldout", "role_traps", "dkg")
 
 # (adult focus, childhood focus, plain name used in the question)
 ROLE_PAIRS: tuple[tuple[str, str, str], ...] = (
@@ -77,7 +79,8 @@ def medquad_questions(sections: Sequence[SectionRecord]) -> list[Question]:
                      {"focus": s.focus, "qtype": s.qtype}) for s in sections]
 
 
-def paraphrase_questions(sections: Sequence[SectionRecord], path: Path | None = None) -> list[Question]:
+def paraphrase_questions(sections: Sequence[SectionRecord], path: Path | None = None,
+                         set_name: str = "paraphrase") -> list[Question]:
     """The hand-written paraphrases, resolved to the sections of their focus and qtype."""
     path = path or DATA_DIR / "paraphrases.jsonl"
     index = _by_focus_qtype(sections)
@@ -89,9 +92,14 @@ def paraphrase_questions(sections: Sequence[SectionRecord], path: Path | None = 
         uids = index.get((row["focus"], row["qtype"]))
         if not uids:
             raise DKGError(f"{path}:{n}: no MedQuAD section for focus {row['focus']!r}, qtype {row['qtype']!r}")
-        out.append(Question(f"paraphrase:{n}", "paraphrase", row["question"], {u: 1.0 for u in uids},
+        out.append(Question(f"{set_name}:{n}", set_name, row["question"], {u: 1.0 for u in uids},
                             {"focus": row["focus"], "qtype": row["qtype"]}))
     return out
+
+
+def heldout_questions(sections: Sequence[SectionRecord]) -> list[Question]:
+    """The held-out hand-written paraphrases (``heldout_paraphrases.jsonl``)."""
+    return paraphrase_questions(sections, DATA_DIR / "heldout_paraphrases.jsonl", "heldout")
 
 
 def role_trap_questions(sections: Sequence[SectionRecord]) -> list[Question]:

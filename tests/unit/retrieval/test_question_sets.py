@@ -10,6 +10,7 @@ from dkg.retrieval.knowledge import load_sections
 from dkg.retrieval.questions import (
     DATA_DIR,
     dkg_questions,
+    heldout_questions,
     load_set,
     medquad_questions,
     paraphrase_questions,
@@ -32,6 +33,7 @@ def _as_dicts(questions):  # type: ignore[no-untyped-def]
 
 def test_committed_sets_match_generation(sections) -> None:  # type: ignore[no-untyped-def]
     generated = {"medquad": medquad_questions(sections), "paraphrase": paraphrase_questions(sections),
+                 "heldout": heldout_questions(sections),
                  "role_traps": role_trap_questions(sections), "dkg": dkg_questions()}
     for name, questions in generated.items():
         assert _as_dicts(load_set(name)) == _as_dicts(questions), name
@@ -39,9 +41,16 @@ def test_committed_sets_match_generation(sections) -> None:  # type: ignore[no-u
 
 def test_paraphrases_do_not_copy_medquad_questions(sections) -> None:  # type: ignore[no-untyped-def]
     templated = {" ".join(s.question.split()).casefold() for s in sections}
-    for q in load_set("paraphrase"):
+    for q in load_set("paraphrase") + load_set("heldout"):
         assert " ".join(q.question.split()).casefold() not in templated
     assert (DATA_DIR / "paraphrases.jsonl").is_file()
+
+
+def test_heldout_paraphrases_are_new_questions() -> None:
+    first = {q.question.casefold() for q in load_set("paraphrase")}
+    heldout = load_set("heldout")
+    assert len(heldout) >= 30
+    assert not first & {q.question.casefold() for q in heldout}
 
 
 def test_role_traps_come_in_adult_child_pairs() -> None:
