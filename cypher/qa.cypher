@@ -67,3 +67,61 @@ WHERE any(o IN t.options WHERE toLower(o) CONTAINS treatment)
 RETURN DISTINCT d.uid AS uid, d.content AS content,
        CASE WHEN size(r.constraints) > 0 THEN r.constraints ELSE d.constraints END AS constraints,
        t.uid AS step_uid, t.content AS step;
+
+// Lenient variants, used only when the strict query finds nothing: a path may also pass conditions on keys
+// the question does not state; paths using the most stated facts, then assuming the fewest unstated keys, win,
+// and the assumed keys are returned.
+
+// name: next_step_lenient
+MATCH (root:Node {guideline: guideline, version: $version})
+WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
+MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)
+  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE all(k IN keys(facts) WHERE
+    (x[k] IS NULL OR facts[k] IN x[k] OR ('any' IN x[k] AND facts[k] <> 'none'))
+    AND NOT facts[k] IN coalesce(x[k + '_not'], [])
+    AND (x[k + '_min'] IS NULL OR facts[k] > x[k + '_min'] OR (facts[k] = x[k + '_min'] AND NOT x[k + '_min_strict']))
+    AND (x[k + '_max'] IS NULL OR facts[k] < x[k + '_max'] OR (facts[k] = x[k + '_max'] AND NOT x[k + '_max_strict']))
+    AND NOT facts[k] IN coalesce(x[k + '_ne'], []))))+ (t:Action)
+WITH t, facts, nodes(p) AS ns, relationships(p) AS rs
+WITH t, facts, ns, rs,
+     CASE WHEN size(rs[-1].constraints) > 0 THEN rs[-1].constraints
+          WHEN ns[-2]:Decision AND NOT ns[-2].content ENDS WITH '?' THEN ns[-2].constraints ELSE [] END AS last
+WHERE size(last) > 0
+  AND all(c IN last WHERE head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '=')) IN keys(facts))
+WITH t, facts, reduce(acc = [], x IN [n IN ns WHERE NOT n.content ENDS WITH '?'] + rs | acc + [c IN coalesce(x.constraints, []) |
+       head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '='))]) AS ks
+WITH t, size([k IN keys(facts) WHERE k IN ks]) AS known,
+     reduce(u = [], k IN ks | CASE WHEN k IN keys(facts) OR k IN u THEN u ELSE u + k END) AS unknown
+ORDER BY known DESC, size(unknown) ASC
+WITH collect({t: t, known: known, unknown: unknown}) AS ranked
+UNWIND [r IN ranked WHERE r.known = ranked[0].known AND size(r.unknown) = size(ranked[0].unknown)] AS best
+WITH best.t AS t, best.known AS known, collect(best.unknown) AS assumed
+RETURN t.uid AS uid, t.content AS content, t.options AS options, known, assumed[0] AS assumed;
+
+// name: advise_lenient
+MATCH (root:Node {guideline: guideline, version: $version})
+WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
+MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)
+  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE all(k IN keys(facts) WHERE
+    (x[k] IS NULL OR facts[k] IN x[k] OR ('any' IN x[k] AND facts[k] <> 'none'))
+    AND NOT facts[k] IN coalesce(x[k + '_not'], [])
+    AND (x[k + '_min'] IS NULL OR facts[k] > x[k + '_min'] OR (facts[k] = x[k + '_min'] AND NOT x[k + '_min_strict']))
+    AND (x[k + '_max'] IS NULL OR facts[k] < x[k + '_max'] OR (facts[k] = x[k + '_max'] AND NOT x[k + '_max_strict']))
+    AND NOT facts[k] IN coalesce(x[k + '_ne'], []))))+ (t:Action)
+WITH t, facts, treatment, nodes(p) AS ns, relationships(p) AS rs
+WITH t, facts, treatment, ns, rs,
+     CASE WHEN size(rs[-1].constraints) > 0 THEN rs[-1].constraints
+          WHEN ns[-2]:Decision AND NOT ns[-2].content ENDS WITH '?' THEN ns[-2].constraints ELSE [] END AS last
+WHERE size(last) > 0
+  AND all(c IN last WHERE head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '=')) IN keys(facts))
+WITH t, facts, treatment, reduce(acc = [], x IN [n IN ns WHERE NOT n.content ENDS WITH '?'] + rs | acc + [c IN coalesce(x.constraints, []) |
+       head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '='))]) AS ks
+WITH t, treatment, size([k IN keys(facts) WHERE k IN ks]) AS known,
+     reduce(u = [], k IN ks | CASE WHEN k IN keys(facts) OR k IN u THEN u ELSE u + k END) AS unknown
+ORDER BY known DESC, size(unknown) ASC
+WITH treatment, collect({t: t, known: known, unknown: unknown}) AS ranked
+UNWIND [r IN ranked WHERE r.known = ranked[0].known AND size(r.unknown) = size(ranked[0].unknown)] AS best
+WITH treatment, best.t AS t, collect(best.unknown) AS assumed
+RETURN t.uid AS uid, t.content AS content, t.options AS options, assumed[0] AS assumed,
+       any(o IN t.options WHERE toLower(o) CONTAINS treatment) AS advisable;
+

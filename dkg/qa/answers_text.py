@@ -12,6 +12,12 @@ def answer_text(qtype: QuestionType, rows: list[dict[str, Any]], treatment: str 
     """Human-readable answer for the rows of one query (empty string when there are no rows)."""
     if not rows:
         return ""
+    assumed = sorted({k for r in rows for k in (r.get("assumed") or [])})
+    note = f" (assuming conditions the question does not state: {', '.join(assumed)})" if assumed else ""
+    return _text(qtype, rows, treatment) + note
+
+
+def _text(qtype: QuestionType, rows: list[dict[str, Any]], treatment: str | None) -> str:
     if qtype is QuestionType.NEXT_STEP:
         return " | ".join(str(r["content"]) for r in rows)
     if qtype is QuestionType.ADVISE:

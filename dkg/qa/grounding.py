@@ -45,7 +45,9 @@ def ground_treatment(treatment: str, question: str, known: list[str] | None = No
 
 
 _STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", "patients", "patient", "disease",
-                   "followed", "without", "with", "then", "after", "before", "surgery", "review", "imaging"})
+                   "followed", "without", "with", "then", "after", "before", "surgery", "review", "imaging",
+                   "induction", "consolidation", "maintenance", "assessment", "staging", "workup", "recommended",
+                   "options", "response", "standard", "therapies", "treatments"})
 
 
 def treatment_in_question(question: str, known: list[str]) -> str | None:

@@ -40,6 +40,7 @@ class QuerySketch:
     keys: tuple[str, ...] = ()
     treatment: str | None = None
     notes: list[str] = field(default_factory=list, compare=False)
+    lenient: bool = field(default=False, compare=False)
 
     def head(self) -> str:
         parts = [f"WITH '{self.guideline}' AS guideline"]
@@ -58,7 +59,9 @@ class QuerySketch:
             parts.append("$treatment AS treatment")
         if self.qtype in (QuestionType.NEXT_STEP, QuestionType.ADVISE):
             parts.append("{" + ", ".join(f"{k}: ${k}" for k in self.keys) + "} AS facts")
-        return f"{', '.join(parts)}\n{bodies()[self.qtype.value]}"
+        body = f"{self.qtype.value}_lenient" if self.lenient and self.qtype is not QuestionType.CONDITIONS \
+            else self.qtype.value
+        return f"{', '.join(parts)}\n{bodies()[body]}"
 
     def params(self, facts: dict[str, float | str], version: str) -> dict[str, object]:
         """Parameters of :meth:`cypher`: the literals, the version and the slot values (every slot filled)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -143,10 +144,10 @@ class TextToCypherService:
                 version = self.version_of(guess.sketch.guideline)
                 grounded = ground(decoded, question, self.treatments(guess.sketch.guideline, version), facts)
                 sketch = grounded.sketch
-                cypher, params = sketch.cypher(), sketch.params(grounded.facts, version)
+                params = sketch.params(grounded.facts, version)
                 timings["ground"] = timings.get("ground", 0.0) + (time.perf_counter() - t) * 1000
                 t = time.perf_counter()
-                rows = self.executor.run(cypher, params)
+                sketch, cypher, rows = self._execute(sketch, params)
                 timings["execute"] = (time.perf_counter() - t) * 1000
             except DKGError as exc:
                 problems.append(f"beam {index + 1}: {exc}")
@@ -172,18 +173,32 @@ class TextToCypherService:
                 sketch = fallback_sketch(question, found[0], self.treatments(found[0], version), facts)
                 if sketch is not None:
                     grounded = ground_sketch(sketch, question, self.treatments(found[0], version), facts)
-                    cypher, params = grounded.sketch.cypher(), grounded.sketch.params(grounded.facts, version)
-                    rows = self.executor.run(cypher, params)
+                    params = grounded.sketch.params(grounded.facts, version)
+                    sketch, cypher, rows = self._execute(grounded.sketch, params)
                     timings["total"] = (time.perf_counter() - start) * 1000
                     if rows:
                         self.stats["answered"] += 1
                         self.stats["fallback_from_question"] += 1
                         self.last_path = "fallback"
-                        return self._answer(question, grounded.sketch, version, cypher, params, rows, timings)
+                        return self._answer(question, sketch, version, cypher, params, rows, timings)
             except DKGError as exc:
                 problems.append(f"repair from the question: {exc}")
         timings["total"] = (time.perf_counter() - start) * 1000
         return self._refuse(question, "no decoded query passed validation: " + "; ".join(problems[:3]), timings)
+
+    def _execute(self, sketch: QuerySketch, params: dict[str, Any]) -> tuple[QuerySketch, str, list[dict[str, Any]]]:
+        """Run a grounded query; when a patient query finds nothing, retry the lenient variant: the question may
+        leave out a condition the pathway needs (e.g. the lineage of Ph+ ALL), so the path may assume the fewest
+        unstated conditions, which the answer then names."""
+        cypher = sketch.cypher()
+        rows = self.executor.run(cypher, params)
+        if not rows and sketch.qtype is not QuestionType.CONDITIONS:
+            lenient = replace(sketch, lenient=True)
+            rows = self.executor.run(lenient.cypher(), params)
+            if rows:
+                self.stats["lenient"] += 1
+                return lenient, lenient.cypher(), rows
+        return sketch, cypher, rows
 
     def _answer(self, question: str, sketch: QuerySketch, version: str, cypher: str, params: dict[str, Any],
                 rows: list[dict[str, Any]], timings: dict[str, float]) -> Answer:
