@@ -45,7 +45,8 @@ def _print_answer(result, elapsed_ms: float) -> None:  # type: ignore[no-untyped
     answer = result.answer
     console.print(f"[bold]route:[/] {answer.route}   [dim]({elapsed_ms:.0f} ms)[/]")
     if answer.cypher:
-        console.print(f"[bold]cypher:[/] {answer.cypher}", markup=False, highlight=False)
+        console.print("[bold]cypher:[/]")
+        console.print(answer.cypher, markup=False, highlight=False)
     console.print(f"[bold]answer:[/] {answer.answer or answer.no_answer_reason}", highlight=False)
     if answer.evidence:
         print_evidence(answer.evidence[:3])
