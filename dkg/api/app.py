@@ -44,6 +44,7 @@ def create_app(settings: Settings | None = None, api_settings: ApiSettings | Non
     app = FastAPI(title="DKG API", version=__version__, lifespan=lifespan,
                   description="Decision Knowledge Graph platform: answers, retrieval, curation, benchmarks.\n\n"
                               + MEDICAL_DISCLAIMER)
+    app.router.redirect_slashes = False  # an id holding an encoded '/' is a 404, not a redirect elsewhere
     install_error_handlers(app)
     from dkg.api import routes_curation, routes_read, routes_research
     app.include_router(routes_read.router)

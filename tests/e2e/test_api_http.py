@@ -40,8 +40,8 @@ def client(server: str) -> Iterator[httpx.Client]:
 
 
 def counts(graph: Graph) -> tuple[int, int, int]:
-    row = graph.read("MATCH (n) WITH count(n) AS nodes MATCH ()-[r]->() WITH nodes, count(r) AS rels "
-                     "MATCH (n:Node) WHERE n.content CONTAINS 'pwned' RETURN nodes, rels, count(n) AS pwned")[0]
+    row = graph.read("RETURN COUNT { MATCH (n) } AS nodes, COUNT { MATCH ()-[r]->() } AS rels, "
+                     "COUNT { MATCH (n:Node) WHERE n.content CONTAINS 'pwned' } AS pwned")[0]
     return row["nodes"], row["rels"], row["pwned"]
 
 
