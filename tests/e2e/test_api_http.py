@@ -159,7 +159,8 @@ def test_injection_attempts_stay_data(client: httpx.Client, graph: Graph) -> Non
         assert client.post("/api/ask", json={"question": text}).status_code == 200
         assert client.post("/api/retrieve", json={"question": text}).status_code == 200
         assert client.get("/api/nodes", params={"q": text}).status_code == 200
-        assert client.get("/api/nodes", params={"q": "ph", "guideline": text, "version": text}).json() == []
+        r = client.get("/api/nodes", params={"q": "ph", "guideline": text, "version": text})
+        assert r.status_code == 422 if len(text) > 50 else r.json() == []
         assert client.get(f"/api/nodes/{quote(text, safe='')}").status_code in (404, 422)
         assert client.post("/api/paths", json={"uids": [text]}).status_code in (200, 422)
         assert client.get("/api/annotation/pool", params={"query": text, "k": 3}).status_code == 200
