@@ -40,7 +40,8 @@ def load_results() -> dict[str, dict[str, Any]]:
 
 @router.get("/benchmarks", dependencies=[Depends(reader)], summary="Latest benchmark figures and plot names")
 def benchmarks() -> dict[str, Any]:
-    plots = sorted(p.name for p in PLOTS_DIR.glob("*.png") if re.match(_PLOT_NAME, p.name))
+    plots = sorted(p.name for p in PLOTS_DIR.glob("*.png")
+                   if re.match(_PLOT_NAME, p.name) and not p.name.startswith("webapp-"))  # screenshots, not plots
     return {"results": load_results(), "plots": plots}
 
 
