@@ -41,3 +41,7 @@ RETURN n.rid AS rid, n.ser_text AS ser_text ORDER BY rid;
 SHOW INDEXES YIELD name, state, populationPercent
 WHERE name IN $names
 RETURN name, state, populationPercent;
+
+// name: section_types
+MATCH (n:Section:Retrievable)
+RETURN n.rid AS rid, n.qtype AS qtype;

@@ -53,11 +53,15 @@ def index_cmd(
 def retrieve_cmd(
     question: str = typer.Argument(..., help="The question or keywords."),
     k: int = typer.Option(10, "-k", "--top-k", min=1, max=100, help="How many results."),
-    method: str = typer.Option("grag", "--method", help="grag, vector, vector_exact, bm25 or hybrid."),
+    method: str = typer.Option("grag", "--method",
+                               help="grag (with the query-intent term), grag_nointent, vector, vector_exact, bm25 "
+                                    "or hybrid."),
     model: str = typer.Option(None, "--model", help="Embedding: minilm (default) or lsa."),
     alpha: float = typer.Option(None, "--alpha", min=0.0, max=1.0, help="GRAG α (default 0.6)."),
     lam: float = typer.Option(None, "--lambda", min=0.01, max=1.0, help="GRAG λ per hop (default 0.75)."),
     hops: int = typer.Option(None, "--hops", min=0, max=3, help="Hops expanded around each seed (default 2)."),
+    intent_weight: float = typer.Option(None, "--intent-weight", min=0.0, max=1.0,
+                                        help="β of the query-intent term (default 0.1; 0 = off)."),
     as_json: bool = typer.Option(False, "--json", help="Print the Answer as JSON."),
 ) -> None:
     """Retrieve graph nodes and knowledge sections for a question, with provenance and evidence."""
@@ -65,7 +69,8 @@ def retrieve_cmd(
     from dkg.retrieval.grag import Retriever
     from dkg.retrieval.settings import load_retrieval_settings
 
-    overrides = {k_: v for k_, v in {"alpha": alpha, "lam": lam, "hops": hops, "model": model}.items() if v is not None}
+    overrides = {k_: v for k_, v in {"alpha": alpha, "lam": lam, "hops": hops, "model": model,
+                                         "intent_weight": intent_weight}.items() if v is not None}
     with open_graph() as graph:
         retriever = Retriever(graph, load_retrieval_settings(**overrides))
         answer = retriever.answer(question, k, method)  # type: ignore[arg-type]
@@ -97,7 +102,8 @@ def print_evidence(evidence: list) -> None:  # type: ignore[type-arg]
 def eval_retrieval_cmd(
     sets: str = typer.Option("medquad,paraphrase,heldout,role_traps,dkg", "--sets",
                              help="Question sets, comma-separated."),
-    methods: str = typer.Option("bm25,vector,grag,hybrid", "--methods", help="Methods, comma-separated."),
+    methods: str = typer.Option("bm25,vector,grag_nointent,grag,hybrid", "--methods",
+                                help="Methods, comma-separated (grag_nointent: GRAG without the intent term)."),
     k: int = typer.Option(10, "-k", min=1, max=100, help="Ranking depth."),
     write_questions: bool = typer.Option(False, "--write-questions",
                                          help="Regenerate datasets/retrieval/*.jsonl from the sources first."),

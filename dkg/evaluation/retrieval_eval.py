@@ -49,12 +49,15 @@ def rankings_for(retriever: Retriever, questions: Sequence[Question], methods: S
     depth = max(k, HYBRID_DEPTH)
     for i, (q, vec) in enumerate(zip(questions, vectors, strict=True)):
         qvec = vec.astype(float).tolist()
-        need_grag = "grag" in methods or "hybrid" in methods
-        grag_hits = retriever.grag(qvec, depth * 2) if need_grag else []
+        need_grag = any(m in methods for m in ("grag", "grag_nointent", "hybrid"))
+        plain_hits = retriever.grag(qvec, depth * 2) if need_grag else []
+        grag_hits = retriever.with_intent(q.question, plain_hits, depth * 2) if need_grag else []
         lexical = retriever.bm25().search(q.question, depth * 2) if ("bm25" in methods or "hybrid" in methods) else []
         for m in methods:
             if m == "grag":
                 hits = grag_hits
+            elif m == "grag_nointent":
+                hits = plain_hits
             elif m == "bm25":
                 hits = [Hit(rid, s, 0.0) for rid, s in lexical]
             elif m == "hybrid":

@@ -22,12 +22,13 @@ from dkg.retrieval.embedding import Embedder, LSAEmbedder, minilm
 from dkg.retrieval.errors import BadQueryError, IndexMissingError, IndexStaleError
 from dkg.retrieval.explain import field_contributions
 from dkg.retrieval.index import META_NAME, fingerprint, lsa_model_path
+from dkg.retrieval.intent import query_intent, rerank_by_intent
 from dkg.retrieval.lexical import BM25Index, reciprocal_rank_fusion
 from dkg.retrieval.serialize import parse_fields
 from dkg.retrieval.settings import RetrievalSettings, load_retrieval_settings
 
-Method = Literal["grag", "vector", "vector_exact", "bm25", "hybrid"]
-METHODS: tuple[str, ...] = ("bm25", "vector", "grag", "hybrid")
+Method = Literal["grag", "grag_nointent", "vector", "vector_exact", "bm25", "hybrid"]
+METHODS: tuple[str, ...] = ("bm25", "vector", "grag_nointent", "grag", "hybrid")
 # Property and index names per embedding model: the only values ever placed into the Cypher templates.
 MODEL_TABLE = {
     "minilm": {"emb": "emb_minilm", "nbr": "nbr_minilm", "index": "retrieval_minilm"},
@@ -35,6 +36,7 @@ MODEL_TABLE = {
 }
 EXPAND_LIMIT = 5000
 HYBRID_DEPTH = 50
+INTENT_DEPTH = 50  # GRAG candidates the intent term re-ranks
 
 
 def grag_score(cos_node: float, cos_graph: float, hop: int, alpha: float, lam: float) -> float:
@@ -121,6 +123,7 @@ class Retriever:
     embedder: Embedder | None = None
     check: bool = True
     _bm25: BM25Index | None = field(default=None, init=False, repr=False)
+    _node_types: dict[str, str] | None = field(default=None, init=False, repr=False)
     _queries: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -184,6 +187,20 @@ class Retriever:
             self._bm25 = BM25Index([(r["rid"], (r["ser_text"] or "").partition("\n")[2]) for r in rows])
         return self._bm25
 
+    def node_types(self) -> dict[str, str]:
+        """rid → section type of every retrievable section (read once; the index check guards staleness)."""
+        if self._node_types is None:
+            self._node_types = {r["rid"]: r["qtype"] for r in self.graph.read(self._queries["section_types"])
+                                if r["qtype"]}
+        return self._node_types
+
+    def with_intent(self, query: str, hits: Sequence[Hit], k: int, weight: float | None = None) -> list[Hit]:
+        """``hits`` re-ranked by the query-intent term (β = ``weight`` or the configured intent weight)."""
+        weight = self.settings.intent_weight if weight is None else weight
+        if weight <= 0:
+            return list(hits)[:k]
+        return rerank_by_intent(hits, query_intent(query), self.node_types(), weight, k)
+
     def search(self, query: str, method: Method = "grag", k: int | None = None, *, qvec: list[float] | None = None,
                **grag_args: Any) -> list[Hit]:
         """The top-``k`` hits of one method (``qvec``: the query's embedding, when already computed)."""
@@ -195,12 +212,16 @@ class Retriever:
             qvec = self.embed(text)
         if method in ("vector", "vector_exact"):
             return [Hit(rid, cos, cos, seed=rid) for rid, cos, _ in self.seeds(qvec, k, exact=method == "vector_exact")]
-        if method == "grag":
+        if method == "grag_nointent":
             return self.grag(qvec, k, **grag_args)
+        if method == "grag":
+            return self.with_intent(text, self.grag(qvec, max(k, INTENT_DEPTH), **grag_args), k)
         if method == "hybrid":
             depth = max(k, HYBRID_DEPTH)
-            return self.fuse(self.grag(qvec, depth, **grag_args), self.bm25().search(text, depth), k)
-        raise ValueError(f"unknown method {method!r}; choose from grag, vector, vector_exact, bm25, hybrid")
+            grag_hits = self.with_intent(text, self.grag(qvec, max(depth, INTENT_DEPTH), **grag_args), depth)
+            return self.fuse(grag_hits, self.bm25().search(text, depth), k)
+        raise ValueError(f"unknown method {method!r}; choose from grag, grag_nointent, vector, vector_exact, bm25, "
+                         "hybrid")
 
     @staticmethod
     def fuse(grag_hits: Sequence[Hit], lexical: Sequence[tuple[str, float]], k: int) -> list[Hit]:
