@@ -42,6 +42,8 @@ SHOW INDEXES YIELD name, state, populationPercent
 WHERE name IN $names
 RETURN name, state, populationPercent;
 
-// name: section_types
-MATCH (n:Section:Retrievable)
-RETURN n.rid AS rid, n.qtype AS qtype;
+// name: node_types
+// The type the query-intent term compares with (dkg/retrieval/intent.py).
+MATCH (n:Retrievable)
+RETURN n.rid AS rid, CASE WHEN n:Section THEN n.qtype WHEN n:Treatment THEN 'treatment'
+       WHEN n:Decision OR n:Action THEN 'recommendation' END AS qtype;

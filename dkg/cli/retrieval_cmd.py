@@ -61,7 +61,7 @@ def retrieve_cmd(
     lam: float = typer.Option(None, "--lambda", min=0.01, max=1.0, help="GRAG λ per hop (default 0.75)."),
     hops: int = typer.Option(None, "--hops", min=0, max=3, help="Hops expanded around each seed (default 2)."),
     intent_weight: float = typer.Option(None, "--intent-weight", min=0.0, max=1.0,
-                                        help="β of the query-intent term (default 0.1; 0 = off)."),
+                                        help="β of the query-intent term (default 0.2; 0 = off)."),
     as_json: bool = typer.Option(False, "--json", help="Print the Answer as JSON."),
 ) -> None:
     """Retrieve graph nodes and knowledge sections for a question, with provenance and evidence."""

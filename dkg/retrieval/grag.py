@@ -188,9 +188,12 @@ class Retriever:
         return self._bm25
 
     def node_types(self) -> dict[str, str]:
-        """rid → section type of every retrievable section (read once; the index check guards staleness)."""
+        """rid → intent type of every retrievable node (section qtype, ``treatment``, ``recommendation``).
+
+        Read once per retriever; like the BM25 index it reflects the graph checked at construction.
+        """
         if self._node_types is None:
-            self._node_types = {r["rid"]: r["qtype"] for r in self.graph.read(self._queries["section_types"])
+            self._node_types = {r["rid"]: r["qtype"] for r in self.graph.read(self._queries["node_types"])
                                 if r["qtype"]}
         return self._node_types
 

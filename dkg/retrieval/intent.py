@@ -1,4 +1,4 @@
-"""Query intent: which kind of section a question asks for (treatment, symptoms, outlook, ...).
+"""Query intent: which kind of node a question asks for (treatment, symptoms, outlook, a recommendation, ...).
 
 Most wrong top hits of the embedding retrievers are a section of the right disease but of the wrong kind
 ("how is X diagnosed?" → the symptoms section): a sentence embedding is dominated by the disease name.
@@ -6,11 +6,12 @@ This module maps a question's wording to a weight per section type with general 
 nouns and phrases people use when they ask for a treatment, a prognosis, a test, ...), not with the
 MedQuAD question templates, and turns it into a score term:
 
-    score'(i) = score(i) − β·(1 − I_q(t_i))      for a node i with a section type t_i
-    score'(i) = score(i)                           for every other node (guideline boxes, treatments)
+    score'(i) = score(i) − β·(1 − I_q(t_i))
 
-where I_q(t) ∈ [0, 1] is the intent weight of type t (1 for the strongest cue found) and β the configured
-weight (``DKG_RETRIEVAL_INTENT_WEIGHT``; 0 switches the term off). A question with no cue at all leaves
+where t_i is node i's type — a PDQ section's question type, ``treatment`` for a :Treatment node,
+``recommendation`` for a guideline box (:Decision / :Action) — I_q(t) ∈ [0, 1] the intent weight of type t
+(1 for the strongest cue found) and β the configured weight (``DKG_RETRIEVAL_INTENT_WEIGHT``, default
+0.2; 0 switches the term off). Nodes without a type keep their score. A question with no cue at all leaves
 every score unchanged. The term is applied as a re-ranker over the GRAG candidate list, so the GRAG score
 itself (α, λ, seeds, hops) is unchanged.
 """
@@ -63,12 +64,15 @@ CUES: tuple[tuple[str, str, float], ...] = (
     ("inheritance", r"famil(y|ies)", 0.4),
     ("genetic changes", r"genes?|genetic|mutations?|chromosomes?|dna", 1.0),
     ("inheritance", r"genes?|genetic", 0.4),
+    # recommendation: what a guideline says to do (the guideline boxes)
+    ("recommendation", r"recommend\w*|guidelines?|next steps?|what should (be done|i do|happen)|indicated"
+                       r"|protocol", 1.0),
     # information: what the disease is
     ("information", r"what(?:'s| is| are)|what kind of|explain|overview|tell me about|describe"
                     r"|what does .* mean|definition|meaning", 0.6),
 )
 TYPES = ("information", "symptoms", "exams and tests", "outlook", "susceptibility", "stages", "treatment",
-         "research", "prevention", "causes", "inheritance", "genetic changes")
+         "research", "prevention", "causes", "inheritance", "genetic changes", "recommendation")
 # A stronger kind of question outranks a weaker one it contains ("new treatments tested in trials" asks for
 # research, not for the standard treatment; "the risk of dying" asks for the outlook).
 DOMINATES = {"research": ("treatment",), "prevention": ("susceptibility",), "stages": ("outlook",)}
@@ -120,7 +124,7 @@ def intent_penalty(intent: Mapping[str, float], node_type: str | None, weight: f
 
 def rerank_by_intent(hits: Sequence[Hit], intent: Mapping[str, float], node_types: Mapping[str, str],
                      weight: float, k: int) -> list[Hit]:
-    """``hits`` re-scored with the intent term (``node_types``: rid → section type) and cut at ``k``.
+    """``hits`` re-scored with the intent term (``node_types``: rid → node type) and cut at ``k``.
 
     >>> from dkg.retrieval.grag import Hit
     >>> hits = [Hit("sym", 0.70, 0.7), Hit("trt", 0.65, 0.65), Hit("box", 0.60, 0.6)]

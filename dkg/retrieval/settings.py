@@ -29,7 +29,7 @@ class RetrievalSettings(BaseSettings):
     hops: int = Field(default=2, ge=0, le=3, description="Neighbourhood radius h")
     seeds: int = Field(default=20, ge=1, le=200, description="Seed nodes taken from the vector index")
     top_k: int = Field(default=10, ge=1, le=100)
-    intent_weight: float = Field(default=0.1, ge=0.0, le=1.0,
+    intent_weight: float = Field(default=0.2, ge=0.0, le=1.0,
                                  description="β of the query-intent term (dkg/retrieval/intent.py); 0 = off")
     model: str = Field(default="minilm", pattern="^(minilm|lsa)$", description="Embedding used for retrieval")
     max_query_chars: int = Field(default=2000, ge=10)

@@ -60,3 +60,11 @@ def test_rerank_moves_matching_section_up_and_keeps_untyped_scores() -> None:
     assert [h.rid for h in rerank_by_intent(hits, {}, types, 0.1, 2)] == ["s-sym", "box"]
     assert [h.rid for h in rerank_by_intent(hits, query_intent("how is it treated?"), types, 0.0, 3)] == \
         ["s-sym", "box", "s-trt"]
+
+
+def test_recommendation_questions_favour_guideline_boxes() -> None:
+    intent = query_intent("What do the guidelines recommend after induction failure?")
+    assert intent["recommendation"] == 1.0
+    types = {"box": "recommendation", "drug": "treatment", "sec": "information"}
+    hits = [Hit("drug", 0.60, 0.60), Hit("sec", 0.58, 0.58), Hit("box", 0.55, 0.55)]
+    assert [h.rid for h in rerank_by_intent(hits, intent, types, 0.2, 3)][0] == "box"
