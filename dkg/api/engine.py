@@ -33,16 +33,16 @@ def normalise_question(question: str) -> str:
 
 
 class AnswerCache:
-    """A thread-safe LRU of answers (0 entries = no caching)."""
+    """A thread-safe LRU of answers, or of their rendered responses (0 entries = no caching)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[tuple[Any, ...], HybridResult] = OrderedDict()
+        self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[Any, ...]) -> HybridResult | None:
+    def get(self, key: tuple[Any, ...]) -> Any | None:
         with self._lock:
             value = self._items.get(key)
             if value is None:
@@ -52,7 +52,7 @@ class AnswerCache:
             self.hits += 1
             return value
 
-    def put(self, key: tuple[Any, ...], value: HybridResult) -> None:
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
         if self.size <= 0:
             return
         with self._lock:
@@ -125,6 +125,7 @@ class Engine:
     cache_size: int
     snapshot_ttl_s: float = 2.0
     cache: AnswerCache = field(init=False)
+    rendered: AnswerCache = field(init=False)
     _pool: ThreadPoolExecutor = field(init=False)
     _inflight: dict[tuple[Any, ...], Future[HybridResult]] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
@@ -132,6 +133,8 @@ class Engine:
 
     def __post_init__(self) -> None:
         self.cache = AnswerCache(self.cache_size)
+        # the finished JSON of a cached answer, per exact question text: a hit skips model validation and encoding
+        self.rendered = AnswerCache(self.cache_size)
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="dkg-answer")
         self._q = named_queries("api")
 
@@ -151,6 +154,14 @@ class Engine:
             self._snapshot = (time.monotonic(), value)
         return value
 
+    def fresh_snapshot(self) -> str | None:
+        """The snapshot if it was read within the TTL (no I/O), else None."""
+        at, value = self._snapshot
+        return value if value and time.monotonic() - at <= self.snapshot_ttl_s else None
+
+    async def current_snapshot(self) -> str:
+        return self.fresh_snapshot() or await asyncio.to_thread(self.snapshot)
+
     def invalidate(self) -> None:
         """Re-read the snapshot now (after this process changed the graph)."""
         self.snapshot(force=True)
@@ -168,7 +179,7 @@ class Engine:
 
     async def ask(self, question: str, k: int = 5, explain: bool = False) -> AskOutcome:
         """The (cached) hybrid answer; identical questions in flight are computed once."""
-        snapshot = await asyncio.to_thread(self.snapshot)
+        snapshot = await self.current_snapshot()
         key = (normalise_question(question), k, explain, snapshot)
         hit = self.cache.get(key)
         if hit is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from dkg import MEDICAL_DISCLAIMER, __version__
@@ -82,12 +82,21 @@ def whoami(principal: Principal = Depends(reader)) -> dict[str, Any]:
 
 
 @router.post("/ask", response_model=AskResponse, summary="Hybrid answer: text-to-Cypher, else GRAG retrieval")
-async def ask(body: AskRequest, request: Request) -> AskResponse:
-    outcome = await state_of(request).engine.ask(body.question, body.k, body.explain)
+async def ask(body: AskRequest, request: Request) -> Response:
+    engine = state_of(request).engine
+    snapshot = await engine.current_snapshot()
+    key = (body.question, body.k, body.explain, snapshot)
+    done = engine.rendered.get(key)
+    if done is not None:
+        return Response(done, media_type="application/json")
+    outcome = await engine.ask(body.question, body.k, body.explain)
     r = outcome.result
-    return AskResponse(answer=r.answer, notes=r.notes, cached=outcome.cached, snapshot=outcome.snapshot,
-                       grag_answer=r.grag_answer if body.explain else None,
-                       cypher_answer=r.cypher_answer if body.explain else None)
+    response = AskResponse(answer=r.answer, notes=r.notes, cached=outcome.cached, snapshot=outcome.snapshot,
+                           grag_answer=r.grag_answer if body.explain else None,
+                           cypher_answer=r.cypher_answer if body.explain else None)
+    if outcome.snapshot == snapshot:
+        engine.rendered.put(key, response.model_copy(update={"cached": True}).model_dump_json().encode())
+    return Response(response.model_dump_json().encode(), media_type="application/json")
 
 
 @router.post("/retrieve", response_model=Answer, summary="GRAG (or a baseline) retrieval with provenance")

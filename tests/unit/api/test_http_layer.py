@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from dkg.answers import Answer
 from dkg.api.app import create_app
-from dkg.api.engine import Engine, normalise_question, route_answer
+from dkg.api.engine import AnswerCache, Engine, normalise_question, route_answer
 from dkg.api.settings import ApiSettings, load_api_settings
 from dkg.config import Settings
 from dkg.errors import QAError
@@ -27,6 +27,10 @@ READER = "reader-token-0000001"
 @dataclass
 class CountingEngine:
     calls: list[str] = field(default_factory=list)
+    rendered: AnswerCache = field(default_factory=lambda: AnswerCache(8))
+
+    async def current_snapshot(self) -> str:
+        return "s"
 
     async def ask(self, question: str, k: int = 5, explain: bool = False) -> Any:
         from dkg.api.engine import AskOutcome
@@ -58,9 +62,12 @@ def client() -> Iterator[TestClient]:
         yield c
 
 
-def test_ask_goes_to_the_engine(client: TestClient) -> None:
+def test_ask_goes_to_the_engine_and_repeats_come_rendered(client: TestClient) -> None:
     r = client.post("/api/ask", json={"question": "what is blinatumomab?"})
-    assert r.status_code == 200 and r.json()["answer"]["answer"] == "ok"
+    assert r.status_code == 200 and r.json()["answer"]["answer"] == "ok" and r.json()["cached"] is False
+    again = client.post("/api/ask", json={"question": "what is blinatumomab?"})
+    assert again.json()["cached"] is True and again.json()["answer"] == r.json()["answer"]
+    assert client.app.state.dkg.engine.calls == ["what is blinatumomab?"]  # type: ignore[attr-defined]
 
 
 def test_malformed_json_and_validation(client: TestClient) -> None:
