@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from dkg.errors import QAError
-from dkg.qa.facts import Facts, detect_guidelines, extract_facts
+from dkg.qa.facts import Facts, detect_guidelines, extract_facts, find_facts
 from dkg.qa.queries import QuerySketch, QuestionType, parse_model_output
 
 
@@ -71,7 +71,11 @@ def ground(decoded: str, question: str, known_treatments: list[str] | None = Non
 def fallback_sketch(question: str, guideline: str, known_treatments: list[str], facts: Facts) -> QuerySketch | None:
     """A query built from the question alone (used only when no decoded beam can be grounded): patient facts
     and a treatment → advise; facts only → next step; a treatment only → conditions."""
-    treatment = treatment_in_question(question, known_treatments)
+    # words that state patient facts ("no metastases", "resectable") are not treatment phrases
+    masked = list(question)
+    for match in find_facts(question):
+        masked[match.start:match.end] = " " * (match.end - match.start)
+    treatment = treatment_in_question("".join(masked), known_treatments)
     if facts and treatment:
         return QuerySketch(QuestionType.ADVISE, guideline, tuple(sorted(facts)), treatment)
     if facts:

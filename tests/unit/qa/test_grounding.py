@@ -50,3 +50,10 @@ def test_treatment_literal_must_appear_in_the_question() -> None:
     assert phrase == "partial nephrectomy" and note
     with pytest.raises(GroundingError):
         ground_treatment("sunitinib", "who gets surgery?", ["sunitinib"])
+
+
+def test_fallback_does_not_take_fact_words_for_a_treatment() -> None:
+    known = ["resection of lung metastases", "metastasectomy"]
+    s = fallback_sketch("A man with bone sarcoma and lung metastases. Guideline says to do what now?", "bone",
+                        known, {"metastasis": "lung"})
+    assert s is not None and s.qtype.value == "next_step"
