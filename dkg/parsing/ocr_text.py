@@ -1,0 +1,76 @@
+"""Pure text repairs for OCR output: footnote-key sequences, marker reads, Roman numerals.
+
+Nothing here runs tesseract; the raster route calls these on what tesseract returned.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+LETTERS = string.ascii_lowercase
+_ROMAN_WORD = re.compile(r"(?<![A-Za-z0-9'\u2019])([IVXl|]{1,4}(?:[-\u2013][IVXl|]{1,4})?)(?![A-Za-z0-9'\u2019])")
+
+
+def infer_key_sequence(reads: list[str]) -> list[str]:
+    """Footnote keys of a page's footnote list, from the (unreliable) reads of each entry's marker.
+
+    Footnote lists are lettered in order (``f, g, h, …``). When a run of consecutive letters agrees with
+    most of the readable markers, the whole run is used, which also fills markers tesseract could not read;
+    otherwise each read is kept as it is (an unreadable one becomes ``""``).
+
+    >>> infer_key_sequence(["f", "q", "h", "", "j", "k"])
+    ['f', 'g', 'h', 'i', 'j', 'k']
+    >>> infer_key_sequence(["a", "c"])
+    ['a', 'c']
+    """
+    cleaned = [r if len(r) == 1 and r in LETTERS else "" for r in (x.strip().lower() for x in reads)]
+    n = len(cleaned)
+    readable = sum(1 for r in cleaned if r)
+    if n == 0:
+        return []
+    best_start, best_hits = -1, -1
+    for start in range(0, len(LETTERS) - n + 1):
+        hits = sum(1 for i, r in enumerate(cleaned) if r == LETTERS[start + i])
+        if hits > best_hits:
+            best_start, best_hits = start, hits
+    # a lone read (or none at all) cannot establish a run; most of the readable ones must agree
+    if best_hits >= 1 and best_hits * 2 > readable and (best_hits >= 2 or n == 1):
+        return [LETTERS[best_start + i] for i in range(n)]
+    return cleaned
+
+
+def clean_marker_read(text: str, allowed: str) -> str:
+    """Normalise a whitelisted marker re-read to ``"a"`` or ``"a,b"``: only allowed keys, no empty parts."""
+    text = text.lower().replace(".", ",").replace(";", ",")
+    keys = [k for k in (part.strip() for part in text.split(",")) if k]
+    out = []
+    for key in keys:
+        letters = "".join(ch for ch in key if ch in allowed)
+        if not letters:
+            continue
+        # several letters with no comma between them are several markers ("ab" for "a,b")
+        out.extend(letters if len(letters) > 1 and all(ch in LETTERS for ch in letters) else [letters])
+    seen: list[str] = []
+    for key in out:
+        if key not in seen:
+            seen.append(key)
+    return ",".join(seen)
+
+
+def fix_roman_numerals(text: str) -> str:
+    """Undo OCR's usual misreads of Roman numerals: ``Stage |`` → ``Stage I``, ``I-lll`` → ``I-III``.
+
+    Only stand-alone words made of ``I V X l |`` that contain an ``l`` or ``|`` are changed: English words are
+    not spelt with those letters alone.
+
+    >>> fix_roman_numerals("Stage I-lll, no distant metastases; Stage | or ll")
+    'Stage I-III, no distant metastases; Stage I or II'
+    """
+    def repl(match: re.Match[str]) -> str:
+        word = match.group(1)
+        if not any(ch in "l|" for ch in word):
+            return word
+        return word.replace("l", "I").replace("|", "I")
+
+    return _ROMAN_WORD.sub(repl, text)
