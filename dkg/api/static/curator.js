@@ -115,8 +115,7 @@
   async function rollback(id) {
     try {
       const rec = await api(`/api/changes/${encodeURIComponent(id)}/rollback`, { body: { reason: $("reason").value.trim() } });
-      status($("edit-status"), `Rolled back: constraints are now ${rec.after.join(", ") || "none"} (revision ${rec.rev_after}).`, "ok");
-      await load(current.uid);
+      await load(current.uid);  // the status is set after the node and history are re-read
       status($("edit-status"), `Rolled back: constraints are now ${rec.after.join(", ") || "none"} (revision ${rec.rev_after}).`, "ok");
     } catch (e) { status($("edit-status"), e.message, "error"); }
   }
