@@ -276,6 +276,12 @@ class Retriever:
         if not evidence:
             return Answer(question=question, route="grag", answer="", no_answer_reason="nothing was retrieved",
                           timings_ms=timings)
+        best = evidence[0].score
+        if best is not None and best < self.settings.min_answer_score:
+            return Answer(question=question, route="grag", answer="", timings_ms=timings,
+                          no_answer_reason=f"nothing in the guidelines or the PDQ knowledge layer matches the "
+                                           f"question well enough (best score {best:.2f} < "
+                                           f"{self.settings.min_answer_score}); it looks out of scope")
         return Answer(question=question, route="grag", answer=summarise(evidence),
                       matched_nodes=[e.node_uid for e in evidence], evidence=evidence, timings_ms=timings)
 

@@ -87,9 +87,12 @@ def hybrid_answer(graph: Graph, question: str, *, explain: bool = False, retriev
         return HybridResult(cypher_answer, cypher_answer, None, notes)
     grag = (retriever or Retriever(graph)).answer(question, k)
     if problem is not None:
-        text = grag.answer
-        routed = grag.model_copy(update={
-            "answer": text, "timings_ms": {**grag.timings_ms, "total": (time.perf_counter() - start) * 1000}})
+        total = {**grag.timings_ms, "total": (time.perf_counter() - start) * 1000}
+        if not grag.answered:
+            reason = "; ".join([problem, f"GRAG: {grag.no_answer_reason}"])
+            refused = grag.model_copy(update={"route": "none", "no_answer_reason": reason, "timings_ms": total})
+            return HybridResult(refused, cypher_answer, grag, notes + ["neither route has an answer"])
+        routed = grag.model_copy(update={"timings_ms": total})
         return HybridResult(routed, cypher_answer, grag, notes + ["answered by the GRAG retriever instead"])
     assert cypher_answer is not None
     merged = cypher_answer.model_copy(update={

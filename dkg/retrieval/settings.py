@@ -32,6 +32,9 @@ class RetrievalSettings(BaseSettings):
     intent_weight: float = Field(default=0.2, ge=0.0, le=1.0,
                                  description="β of the query-intent term (dkg/retrieval/intent.py); 0 = off")
     model: str = Field(default="minilm", pattern="^(minilm|lsa)$", description="Embedding used for retrieval")
+    min_answer_score: float = Field(default=0.2, ge=-1.0, le=1.0,
+                                    description="An answer needs a top result scoring at least this; below it "
+                                                "the question is treated as unrelated to the graph (no answer)")
     max_query_chars: int = Field(default=2000, ge=10)
     embed_batch: int = Field(default=32, ge=1)
 

@@ -148,3 +148,17 @@ def test_cli_index_and_eval_run(indexed: Graph, tmp_path: Path) -> None:
     assert figures["paraphrase.questions"] == 40
     assert 0.0 <= figures["paraphrase.grag.ndcg@10"] <= 1.0
     assert "paraphrase.bm25_vs_grag.p_bh" in figures
+
+
+@pytest.mark.parametrize("question", ["What's the weather like tomorrow?", "How do I bake sourdough bread?", "hello"])
+def test_unrelated_questions_get_no_answer(indexed: Graph, question: str) -> None:
+    answer = Retriever(indexed).answer(question)
+    assert not answer.answered and "out of scope" in (answer.no_answer_reason or "")
+    assert answer.evidence == [] and answer.answer == ""
+    hybrid = hybrid_answer(indexed, question).answer
+    assert hybrid.route == "none" and hybrid.answer == "" and hybrid.no_answer_reason
+
+
+def test_related_question_still_answered(indexed: Graph) -> None:
+    answer = Retriever(indexed).answer("How is Wilms tumor treated in children?")
+    assert answer.answered and answer.evidence
