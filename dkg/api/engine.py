@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dkg.answers import Answer
-from dkg.errors import DKGError
 from dkg.graph.db import Graph, named_queries
-from dkg.retrieval.hybrid import HybridResult
+from dkg.retrieval.hybrid import HybridResult, route_answer
 
 _SPACE = re.compile(r"\s+")
 
@@ -63,46 +62,6 @@ class AnswerCache:
 
     def __len__(self) -> int:
         return len(self._items)
-
-
-def route_answer(question: str, k: int, explain: bool, service: Any | None, service_problem: str | None,
-                 grag: Callable[[str, int], Answer]) -> HybridResult:
-    """The hybrid route of :func:`dkg.retrieval.hybrid.hybrid_answer` with an already-loaded text-to-Cypher
-    service: its answer when it validates and returns rows, else (and with ``explain``, also) GRAG."""
-    start = time.perf_counter()
-    cypher_answer: Answer | None = None
-    problem = service_problem
-    if service is not None:
-        try:
-            cypher_answer = service.answer(question)
-        except DKGError as exc:
-            problem = f"text-to-Cypher failed: {exc}"
-        except (OSError, TypeError, ValueError, AttributeError, RuntimeError) as exc:
-            problem = f"text-to-Cypher could not be used: {type(exc).__name__}: {exc}"
-        else:
-            if not cypher_answer.answered:
-                problem = f"text-to-Cypher gave no answer: {cypher_answer.no_answer_reason}"
-            elif not cypher_answer.rows:
-                problem = "text-to-Cypher's query returned no rows"
-    notes = [problem] if problem else []
-    if problem is None and not explain:
-        assert cypher_answer is not None
-        return HybridResult(cypher_answer, cypher_answer, None, notes)
-    grag_answer = grag(question, k)
-    if problem is not None:
-        routed = grag_answer.model_copy(update={
-            "timings_ms": {**grag_answer.timings_ms, "total": (time.perf_counter() - start) * 1000}})
-        return HybridResult(routed, cypher_answer, grag_answer, notes + ["answered by the GRAG retriever instead"])
-    assert cypher_answer is not None
-    merged = cypher_answer.model_copy(update={
-        "route": "hybrid",
-        "evidence": [*cypher_answer.evidence, *grag_answer.evidence],
-        "matched_nodes": [*cypher_answer.matched_nodes,
-                          *[m for m in grag_answer.matched_nodes if m not in cypher_answer.matched_nodes]],
-        "timings_ms": {**cypher_answer.timings_ms, **{f"grag_{k_}": v for k_, v in grag_answer.timings_ms.items()},
-                       "total": (time.perf_counter() - start) * 1000},
-    })
-    return HybridResult(merged, cypher_answer, grag_answer, notes)
 
 
 @dataclass

@@ -23,6 +23,7 @@ from dkg.errors import (
     UnsafeQueryError,
 )
 from dkg.graph.curation import StaleChangeError, UnknownNodeError
+from dkg.retrieval.errors import BadQueryError
 
 
 class ApiError(DKGError):
@@ -50,6 +51,7 @@ STATUS_BY_ERROR: tuple[tuple[type[DKGError], int], ...] = (
     (GraphUnavailableError, 503),
     (NotReadyError, 503),
     (TransientError, 503),
+    (BadQueryError, 422),
     (RetrievalError, 503),
     (ServiceError, 503),
     (GraphError, 502),

@@ -129,6 +129,11 @@ def demo(
         from dkg.retrieval.hybrid import hybrid_answer, sample_retrieval_questions
 
         retriever = Retriever(graph)
+        from dkg.retrieval.hybrid import load_text_to_cypher
+
+        service, problem = load_text_to_cypher(graph)
+        if problem:
+            console.print(f"[yellow]note:[/] {problem}")
         questions = [(q, False) for q in sample_questions()]
         questions += [(q, False) for q in sample_retrieval_questions()[:3]]
         questions += [(sample_questions()[0], True)]
@@ -136,7 +141,7 @@ def demo(
             console.print(f"\n[bold cyan]Q:[/] {question}" + ("  [dim](--explain: both routes)[/]" if explain else ""),
                           highlight=False)
             start = time.perf_counter()
-            result = hybrid_answer(graph, question, explain=explain, retriever=retriever)
+            result = hybrid_answer(graph, question, explain=explain, retriever=retriever, service=service)
             _print_answer(result, (time.perf_counter() - start) * 1000)
     console.rule()
     console.print(f"demo finished in {time.perf_counter() - begin:.0f} s")

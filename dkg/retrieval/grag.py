@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
 from dkg.retrieval.embedding import Embedder, LSAEmbedder, minilm
@@ -213,6 +215,9 @@ class Retriever:
             return [Hit(rid, score, 0.0) for rid, score in self.bm25().search(text, k)]
         if qvec is None:
             qvec = self.embed(text)
+        if not np.any(qvec):
+            raise BadQueryError(f"none of the question's words are known to the {self.model} embedding; "
+                                "rephrase it with medical terms")
         if method in ("vector", "vector_exact"):
             return [Hit(rid, cos, cos, seed=rid) for rid, cos, _ in self.seeds(qvec, k, exact=method == "vector_exact")]
         if method == "grag_nointent":

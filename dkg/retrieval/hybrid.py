@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,28 +46,27 @@ def _make_service(cls: type, graph: Graph) -> Any:
     return cls(**kwargs)
 
 
-def text_to_cypher(graph: Graph, question: str) -> tuple[Answer | None, str | None]:
-    """The text-to-Cypher answer, or None and the reason it could not be used."""
+def load_text_to_cypher(graph: Graph) -> tuple[Any | None, str | None]:
+    """The text-to-Cypher service over ``graph``, or None and why it cannot be used (it is optional)."""
     try:
         from dkg.qa.service import TextToCypherService  # another stage; optional at run time
     except ImportError as exc:
         return None, f"text-to-Cypher is not available ({exc})"
     try:
-        service = _make_service(TextToCypherService, graph)
+        return _make_service(TextToCypherService, graph), None
     except DKGError as exc:
         return None, f"text-to-Cypher is not ready: {exc}"
-    except Exception as exc:  # noqa: BLE001 — an optional stage still being built must never break `dkg ask`
+    except (ImportError, OSError, TypeError, ValueError, RuntimeError) as exc:
         return None, f"text-to-Cypher could not be started ({type(exc).__name__}: {exc})"
+
+
+def _ask_service(service: Any, question: str) -> tuple[Answer | None, str | None]:
     try:
         answer = service.answer(question)
     except DKGError as exc:
         return None, f"text-to-Cypher failed: {exc}"
-    except Exception as exc:  # noqa: BLE001 — same reason: fall back to GRAG and say why
+    except (OSError, TypeError, ValueError, AttributeError, RuntimeError) as exc:
         return None, f"text-to-Cypher could not be used: {type(exc).__name__}: {exc}"
-    finally:
-        close = getattr(service, "close", None)
-        if callable(close):
-            close()
     if not isinstance(answer, Answer):
         return None, f"text-to-Cypher returned {type(answer).__name__}, not an Answer"
     if not answer.answered:
@@ -76,31 +76,70 @@ def text_to_cypher(graph: Graph, question: str) -> tuple[Answer | None, str | No
     return answer, None
 
 
-def hybrid_answer(graph: Graph, question: str, *, explain: bool = False, retriever: Retriever | None = None,
-                  k: int = 5) -> HybridResult:
-    """Text-to-Cypher first; GRAG when it has no answer (and always, alongside it, with ``explain``)."""
+def text_to_cypher(graph: Graph, question: str) -> tuple[Answer | None, str | None]:
+    """The text-to-Cypher answer (loading the service for this one question), or None and the reason."""
+    service, problem = load_text_to_cypher(graph)
+    if service is None:
+        return None, problem
+    try:
+        return _ask_service(service, question)
+    finally:
+        close = getattr(service, "close", None)
+        if callable(close):
+            close()
+
+
+def route_answer(question: str, k: int, explain: bool, service: Any | None, service_problem: str | None,
+                 grag: Callable[[str, int], Answer]) -> HybridResult:
+    """The hybrid routing with an already-loaded text-to-Cypher service (or the reason there is none):
+    its answer when the query validates and returns rows, else (and with ``explain``, also) GRAG;
+    route ``none`` with both reasons when neither has an answer."""
     start = time.perf_counter()
-    cypher_answer, problem = text_to_cypher(graph, question)
+    cypher_answer: Answer | None = None
+    problem = service_problem
+    if service is not None:
+        cypher_answer, problem = _ask_service(service, question)
     notes = [problem] if problem else []
     if problem is None and not explain:
         assert cypher_answer is not None
         return HybridResult(cypher_answer, cypher_answer, None, notes)
-    grag = (retriever or Retriever(graph)).answer(question, k)
+    grag_answer = grag(question, k)
     if problem is not None:
-        total = {**grag.timings_ms, "total": (time.perf_counter() - start) * 1000}
-        if not grag.answered:
-            reason = "; ".join([problem, f"GRAG: {grag.no_answer_reason}"])
-            refused = grag.model_copy(update={"route": "none", "no_answer_reason": reason, "timings_ms": total})
-            return HybridResult(refused, cypher_answer, grag, notes + ["neither route has an answer"])
-        routed = grag.model_copy(update={"timings_ms": total})
-        return HybridResult(routed, cypher_answer, grag, notes + ["answered by the GRAG retriever instead"])
+        total = {**grag_answer.timings_ms, "total": (time.perf_counter() - start) * 1000}
+        if not grag_answer.answered:
+            reason = f"{problem}; GRAG: {grag_answer.no_answer_reason}"
+            refused = grag_answer.model_copy(update={"route": "none", "no_answer_reason": reason,
+                                                     "timings_ms": total})
+            return HybridResult(refused, cypher_answer, grag_answer, notes + ["neither route has an answer"])
+        routed = grag_answer.model_copy(update={"timings_ms": total})
+        return HybridResult(routed, cypher_answer, grag_answer, notes + ["answered by the GRAG retriever instead"])
     assert cypher_answer is not None
     merged = cypher_answer.model_copy(update={
         "route": "hybrid",
-        "evidence": [*cypher_answer.evidence, *grag.evidence],
-        "matched_nodes": [*cypher_answer.matched_nodes, *[m for m in grag.matched_nodes
-                                                          if m not in cypher_answer.matched_nodes]],
-        "timings_ms": {**cypher_answer.timings_ms, **{f"grag_{k_}": v for k_, v in grag.timings_ms.items()},
+        "evidence": [*cypher_answer.evidence, *grag_answer.evidence],
+        "matched_nodes": [*cypher_answer.matched_nodes,
+                          *[m for m in grag_answer.matched_nodes if m not in cypher_answer.matched_nodes]],
+        "timings_ms": {**cypher_answer.timings_ms, **{f"grag_{k_}": v for k_, v in grag_answer.timings_ms.items()},
                        "total": (time.perf_counter() - start) * 1000},
     })
-    return HybridResult(merged, cypher_answer, grag, notes)
+    return HybridResult(merged, cypher_answer, grag_answer, notes)
+
+
+def hybrid_answer(graph: Graph, question: str, *, explain: bool = False, retriever: Retriever | None = None,
+                  k: int = 5, service: Any | None = None) -> HybridResult:
+    """Text-to-Cypher first; GRAG when it has no answer (and always, alongside it, with ``explain``).
+
+    Pass a loaded ``service`` (``dkg.qa.service.TextToCypherService``) to answer many questions without
+    reloading the model for each.
+    """
+    own = service is None
+    problem: str | None = None
+    if own:
+        service, problem = load_text_to_cypher(graph)
+    try:
+        return route_answer(question, k, explain, service, problem,
+                            lambda q, k_: (retriever or Retriever(graph)).answer(q, k_))
+    finally:
+        close = getattr(service, "close", None) if own and service is not None else None
+        if callable(close):
+            close()

@@ -46,9 +46,9 @@ def counts(graph: Graph) -> tuple[int, int, int]:
 
 
 def known_lsa_zero_vector(r: httpx.Response) -> bool:
-    """A retriever limitation, not an injection: with the LSA embedding (used here for speed) a question of
-    only unknown words embeds to a zero vector, which Neo4j's vector index refuses (reported upstream)."""
-    return r.status_code == 502 and "finite l2-norm" in r.json()["error"]["message"]
+    """Not an injection: with the LSA embedding (used here for speed) a question made only of words the model
+    does not know has no vector; the retriever refuses it as a bad query (422) naming the reason."""
+    return r.status_code == 422 and "none of the question's words" in r.json()["error"]["message"]
 
 
 def node_uid(client: httpx.Client, text: str = "Philadelphia-negative disease") -> str:

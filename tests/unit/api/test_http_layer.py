@@ -15,10 +15,11 @@ from fastapi.testclient import TestClient
 
 from dkg.answers import Answer
 from dkg.api.app import create_app
-from dkg.api.engine import AnswerCache, Engine, normalise_question, route_answer
+from dkg.api.engine import AnswerCache, Engine, normalise_question
 from dkg.api.settings import ApiSettings, load_api_settings
 from dkg.config import Settings
 from dkg.errors import QAError
+from dkg.retrieval.hybrid import route_answer
 
 CURATOR = "curator-token-000001"
 READER = "reader-token-0000001"
