@@ -21,7 +21,7 @@ from dkg.config import get_settings  # noqa: E402
 from dkg.errors import DKGError  # noqa: E402
 from dkg.qa.evaluate import evaluate, percentile, plot  # noqa: E402
 from dkg.qa.safety import SafeExecutor  # noqa: E402
-from dkg.qa.seq2seq import Seq2Seq  # noqa: E402
+from dkg.qa.seq2seq import Seq2Seq, torch_threads  # noqa: E402
 from dkg.qa.service import TextToCypherService  # noqa: E402
 from dkg.qa.training import ensure_baseline, ensure_dataset, ensure_model, write_model_card  # noqa: E402
 
@@ -66,15 +66,17 @@ def main() -> None:
         report = evaluate(service, Seq2Seq.load(base_dir), items, say, args.limit or None)
         # latency: median over 3 passes of the p50 on 100 test questions
         sample = [i["QUESTION"] for i in items if i["split"] == "test"][:100]
-        p50s, totals = [], []
+        p50s, totals, cpus = [], [], []
         for _ in range(3):
-            infer, total = [], []
+            infer, total, cpu = [], [], []
             for q in sample:
                 a = service.answer(q)
                 infer.append(a.timings_ms.get("generate", 0) + a.timings_ms.get("ground", 0))
                 total.append(a.timings_ms.get("total", 0))
+                cpu.append(a.timings_ms.get("generate_cpu", 0) + a.timings_ms.get("ground", 0))
             p50s.append(percentile(infer, 0.5))
             totals.append(percentile(total, 0.5))
+            cpus.append(percentile(cpu, 0.5))
         before = counts(service)
         executor = SafeExecutor(service.graph, settings)
         refused = 0
@@ -106,6 +108,7 @@ def main() -> None:
         "model_parameters_m": meta["train_report"]["parameters"] / 1e6,
         "dev_exact_match": meta.get("dev_exact", 0.0),
         "infer_p50_ms": statistics.median(p50s), "answer_p50_ms": statistics.median(totals),
+        "infer_cpu_p50_ms": statistics.median(cpus), "torch_threads": float(torch_threads()),
         "beam_rescues": report["beam_rescues"], "beam_rescue_rate": report["beam_rescue_rate"],
         "all_beams_invalid": report["all_beams_invalid"], "repaired_queries": report["repaired"],
         "unsafe_attacks": len(ATTACKS), "unsafe_attacks_refused": refused,

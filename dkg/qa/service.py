@@ -120,7 +120,8 @@ class TextToCypherService:
         return None
 
     def decode(self, question: str) -> list[str]:
-        return self.model.generate([question], beams=self.beams)[0]
+        """The model's beams for the question, best first."""
+        return self.model.beam_search(question, beams=self.beams)
 
     def answer(self, question: str) -> Answer:
         """Answer one question (see the module docstring); timings in ms per stage."""
