@@ -5,7 +5,6 @@ Produces the same :class:`PagePrimitives` as the vector route, so graph assembly
 
 from __future__ import annotations
 
-import html
 import math
 import re
 import statistics
@@ -18,11 +17,9 @@ import numpy as np
 from dkg.parsing.assemble import _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
-from dkg.parsing.ocr_text import LETTERS, clean_marker_read, fix_roman_numerals, infer_key_sequence
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
-TRAILING_PUNCT = set(".,;:)")
 MISREAD_MARKS = set("*?'\u2018\u2019\"!\u00ae\u00a9\u2122\u00b0^`")
 
 
@@ -30,16 +27,6 @@ MISREAD_MARKS = set("*?'\u2018\u2019\"!\u00ae\u00a9\u2122\u00b0^`")
 class _Char:
     text: str
     box: tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels
-
-
-@dataclass
-class _PendingMarker:
-    """A raised glyph run queued for a whitelisted re-read; ``lead`` when it opens a row (a footnote entry)."""
-
-    token_id: int
-    crop: np.ndarray
-    lead: bool
-    top: float
 
 
 def deskew(gray: np.ndarray) -> tuple[np.ndarray, float]:
@@ -179,7 +166,7 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
     text_image = np.where(text_mask > 0, gray, 255).astype(np.uint8)
     if np.count_nonzero(text_mask) > 0:
         text_ink = cv2.bitwise_and(ink, text_mask)
-        prims.tokens = _tokens_from_hocr(ocr_hocr(text_image), gray, text_ink, sx, sy, inner)
+        prims.tokens = _tokens_from_hocr(ocr_hocr(text_image), gray, text_ink, sx, sy)
     return prims
 
 
@@ -215,8 +202,7 @@ def _grow(points: np.ndarray, amount: float) -> list[tuple[float, float]]:
 _BBOX = re.compile(r"(?:bbox|x_bboxes) (\d+) (\d+) (\d+) (\d+)")
 
 
-def _tokens_from_hocr(hocr: str, gray: np.ndarray, ink: np.ndarray, sx: float, sy: float,
-                      inner: np.ndarray | None = None) -> list[Token]:
+def _tokens_from_hocr(hocr: str, gray: np.ndarray, ink: np.ndarray, sx: float, sy: float) -> list[Token]:
     try:
         root = ET.fromstring(hocr.encode("utf-8"))
     except ET.ParseError:
@@ -235,9 +221,9 @@ def _tokens_from_hocr(hocr: str, gray: np.ndarray, ink: np.ndarray, sx: float, s
         if chars and not (conf and int(conf[1]) < 25 and not any(c.text.isalnum() for c in chars)):
             words.append(chars)
     tokens: list[Token] = []
-    pending: list[_PendingMarker] = []
+    pending: list[tuple[int, np.ndarray]] = []
     for row in _rows(words):
-        tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending, inner))
+        tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending))
     return reread_markers(tokens, pending)
 
 
@@ -285,7 +271,7 @@ def _word_box(word: list[_Char]) -> tuple[int, int, int, int]:
 
 
 def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx: float, sy: float,
-                 pending: list[_PendingMarker], inner: np.ndarray | None = None) -> list[Token]:
+                 pending: list[tuple[int, np.ndarray]]) -> list[Token]:
     """Tokens of one text row. Superscripts are found in the pixels (glyph bottoms well above the row's
     baseline), not from tesseract's glyph boxes, which are unreliable for small raised letters."""
     boxes = [_word_box(w) for w in words]
@@ -302,13 +288,6 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     size = height * sy / 0.72
     limit = baseline - 0.3 * height
     high = baseline - 0.75 * height
-    def in_box(word_box: tuple[int, int, int, int]) -> bool:
-        """Footnote entries are free text: a row inside a drawn box does not open one."""
-        if inner is None:
-            return False
-        cx, cy = (word_box[0] + word_box[2]) // 2, (word_box[1] + word_box[3]) // 2
-        return 0 <= cy < inner.shape[0] and 0 <= cx < inner.shape[1] and bool(inner[cy, cx])
-
     out: list[Token] = []
     for wi, (word, box, (_, has, _top)) in enumerate(zip(words, boxes, profiles, strict=True)):
         if wi:
@@ -316,105 +295,45 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
             out.append(Token(" ", BBox(prev[2] * sx, prev[1] * sy, box[0] * sx, prev[3] * sy), size))
         if not has.any():
             continue
-        text = "".join(c.text for c in word)
-        if wi == 0 and not in_box(box):
-            lead_end = _leading_cut(ink, box, limit, high)
-            if lead_end is not None:
-                # a footnote entry opens with its raised key; the rest of the word is ordinary text
-                rest = [c for c in word if (c.box[0] + c.box[2]) / 2 > lead_end]
-                out.extend(_marker_tokens([_Char("?", (box[0], box[1], lead_end, int(limit)))], gray, sx, sy,
-                                          size, pending, lead=True))
-                if rest:
-                    out.append(_word_token(rest, sx, sy, size))
-                continue
         cut = _superscript_cut(ink, box, limit, high)
-        if cut is not None and cut[0] == box[0] and len(text) <= 4:
-            out.extend(_marker_tokens(word, gray, sx, sy, size, pending, lead=wi == 0 and not in_box(box)))
-        elif cut is not None and cut[0] > box[0]:
-            start, end = cut
-            body = [c for c in word if (c.box[0] + c.box[2]) / 2 < start] or word[:1]
+        text = "".join(c.text for c in word)
+        if cut == box[0] and len(text) <= 4:
+            out.extend(_marker_tokens(word, gray, sx, sy, size, pending))
+        elif cut is not None and cut > box[0]:
+            body = [c for c in word if (c.box[0] + c.box[2]) / 2 < cut] or word[:1]
             while len(body) > 1 and body[-1].text in MISREAD_MARKS:
                 body = body[:-1]  # tesseract's guess at the raised glyph, re-read separately below
-            out.append(_word_token(body, sx, sy, size, right=start))
-            out.extend(_marker_tokens([_Char("?", (start, box[1], end, int(limit)))], gray, sx, sy, size, pending))
-            # punctuation after the marker ("assessment^f;") is kept as ordinary text
-            after = [c for c in word if (c.box[0] + c.box[2]) / 2 >= end and c.text in TRAILING_PUNCT]
-            if after:
-                out.append(_word_token(after, sx, sy, size))
+            out.append(_word_token(body, sx, sy, size, right=cut))
+            out.extend(_marker_tokens([_Char("?", (cut, box[1], box[2], int(limit)))], gray, sx, sy, size, pending))
         else:
             out.append(_word_token(word, sx, sy, size))
     return out
 
 
-def _blobs(ink: np.ndarray, box: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
+def _superscript_cut(ink: np.ndarray, box: tuple[int, int, int, int], limit: float, high: float) -> int | None:
+    """x where trailing raised glyphs start (separate blobs above the baseline reaching cap height), the
+    word's left edge when the whole word is raised, or None."""
     x0, y0, x1, y1 = box
     pad = 2
     ox, oy = max(0, x0 - pad), max(0, y0 - pad)
     crop = ink[oy: y1 + pad + 1, ox: x1 + pad + 1]
     if crop.size == 0:
-        return []
-    count, _, stats, _ = cv2.connectedComponentsWithStats((crop > 0).astype(np.uint8), connectivity=8)
-    return [(ox + st[0], oy + st[1], ox + st[0] + st[2], oy + st[1] + st[3]) for st in stats[1:count] if st[4] >= 3]
-
-
-def _split_blobs(blobs: list[tuple[int, int, int, int]], limit: float, high: float
-                 ) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int, int, int]]]:
-    """(grounded, raised) glyph blobs of a word. Raised: bottom above the baseline zone, or a small glyph whose
-    centre sits high (a raised j or i reaches down towards the baseline)."""
-    height = (limit - high) / 0.45 if limit > high else 1.0
-    baseline = limit + 0.3 * height
-    raised, grounded = [], []
-    for b in blobs:
-        tall = b[3] - b[1]
-        lift, top = baseline - b[3], baseline - b[1]
-        if b[3] < limit or (tall < 0.75 * height and (b[1] + b[3]) / 2 < baseline - 0.5 * height) or (
-                lift >= 0.08 * height and top >= 0.7 * height and tall < 0.7 * height):
-            # the last test catches raised letters with a descender (g, j, y) that reach down to the baseline zone
-            raised.append(b)
-        elif tall >= 0.4 * height:
-            # commas and dots between marker letters ("a,f") are too small to count as grounded glyphs
-            grounded.append(b)
-    return grounded, raised
-
-
-def _leading_cut(ink: np.ndarray, box: tuple[int, int, int, int], limit: float, high: float) -> int | None:
-    """x where a raised glyph run that opens the word ends (``ᶠIMDC factors``), or None."""
-    grounded, raised = _split_blobs(_blobs(ink, box), limit, high)
-    if not grounded or not raised:
         return None
-    left = min(b[0] for b in grounded)
-    leading = [b for b in raised if b[2] <= left + 1]
-    if leading and any(b[1] <= high for b in leading) and min(b[0] for b in leading) <= left:
-        return max(b[2] for b in leading)
-    return None
-
-
-def _superscript_cut(ink: np.ndarray, box: tuple[int, int, int, int], limit: float, high: float
-                     ) -> tuple[int, int] | None:
-    """x span of trailing raised glyphs (separate blobs above the baseline reaching cap height), the word's
-    left edge onwards when the whole word is raised, or None."""
-    blobs = _blobs(ink, box)
+    count, _, stats, _ = cv2.connectedComponentsWithStats((crop > 0).astype(np.uint8), connectivity=8)
+    blobs = [(ox + st[0], oy + st[1], ox + st[0] + st[2], oy + st[1] + st[3]) for st in stats[1:count]
+             if st[4] >= 3]
     if not blobs:
         return None
-    grounded, raised = _split_blobs(blobs, limit, high)
+    height = (limit - high) / 0.45 if limit > high else 1.0
+    # commas and dots between marker letters ("a,f") are too small to count as grounded glyphs
+    grounded = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) >= 0.4 * height]
+    raised = [b for b in blobs if b[3] < limit]
     if not grounded:
-        if any(b[1] <= high for b in raised):
-            return box[0], box[2]
-        return None
+        return x0 if any(b[1] <= high for b in raised) else None
     right = max(b[2] for b in grounded)
     trailing = [b for b in raised if b[0] >= right - 1]
-    height = (limit - high) / 0.45 if limit > high else 1.0
-    # a letter, not a dot: the upper dot of a colon can sit as high as a marker when the row is short
-    tall = [b for b in trailing if b[1] <= high and b[3] - b[1] >= 0.25 * height]
-    if tall:
-        # the run ends at its last tall glyph: a raised dot after it belongs to a semicolon or colon
-        return min(b[0] for b in trailing), max(b[2] for b in tall) + 1
-    # a raised i or j whose stem blurred into the previous letter: only its dot, far above the x-height, is apart
-    baseline = limit + 0.3 * height
-    dots = [b for b in raised if max(b[2] - b[0], b[3] - b[1]) < 0.25 * height and baseline - b[3] >= 1.05 * height
-            and b[0] >= right - 0.5 * height]
-    if dots:
-        return int(min(b[0] for b in dots) - 0.3 * height), box[2]
+    if trailing and any(b[1] <= high for b in trailing):
+        return min(b[0] for b in trailing)
     return None
 
 
@@ -423,12 +342,11 @@ def _word_token(chars: list[_Char], sx: float, sy: float, size: float, right: in
     if right is not None:
         x1 = min(x1, right)
     # one token per word keeps tesseract's character order (its glyph boxes overlap)
-    text = fix_roman_numerals("".join(c.text for c in chars))
-    return Token(text, BBox(x0 * sx, y0 * sy, max(x1, x0 + 1) * sx, y1 * sy), size)
+    return Token("".join(c.text for c in chars), BBox(x0 * sx, y0 * sy, max(x1, x0 + 1) * sx, y1 * sy), size)
 
 
 def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, size: float,
-                   pending: list[_PendingMarker] | None = None, lead: bool = False) -> list[Token]:
+                   pending: list[tuple[int, np.ndarray]] | None = None) -> list[Token]:
     """A raised run of small glyphs (footnote markers); queued for one enlarged, whitelisted re-read."""
     x0 = min(c.box[0] for c in run)
     y0 = min(c.box[1] for c in run)
@@ -441,79 +359,46 @@ def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, siz
     bbox = BBox(x0 * sx, y0 * sy, x1 * sx, y1 * sy)
     token = Token(text, bbox, size * 0.6)
     if pending is not None and crop.size:
-        pending.append(_PendingMarker(id(token), crop, lead, y0))
+        pending.append((id(token), crop))
     return [token]
 
 
-def reread_markers(tokens: list[Token], pending: list[_PendingMarker]) -> list[Token]:
-    """Re-read queued marker crops enlarged and whitelisted: first the keys that open footnote entries (their
-    lettered order fills unreadable ones), then the markers in the text, limited to those keys."""
+def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -> list[Token]:
+    """Re-OCR all queued marker crops in one tesseract call: crops stacked, enlarged, letters only."""
     if not pending:
         return tokens
-    leads = sorted((p for p in pending if p.lead), key=lambda p: p.top)
-    inline = [p for p in pending if not p.lead]
-    new_text: dict[int, str] = {}
-    keys: list[str] = []
-    if leads:
-        reads = _read_sheet([p.crop for p in leads], LETTERS, line=False)
-        if reads is not None:
-            keys = infer_key_sequence([clean_marker_read(r, LETTERS) for r in reads])
-            for marker, key in zip(leads, keys, strict=True):
-                if key:
-                    new_text[marker.token_id] = key
-    allowed = "".join(sorted({k for k in keys if k})) or LETTERS
-    if inline:
-        reads = _read_sheet([p.crop for p in inline], allowed + ",")
-        if reads is not None:
-            for marker, read in zip(inline, reads, strict=True):
-                cleaned = clean_marker_read(read, allowed)
-                if cleaned:
-                    new_text[marker.token_id] = cleaned
-    out = []
-    for token in tokens:
-        text = new_text.get(id(token))
-        out.append(Token(text, token.bbox, token.size) if text else token)
-    return out
-
-
-def _read_sheet(crops: list[np.ndarray], whitelist: str, line: bool = True) -> list[str] | None:
-    """OCR small crops in one tesseract call, enlarged; one string per crop.
-
-    ``line``: crops side by side on one text line (tesseract reads isolated thin glyphs such as i and j far
-    better in a line); otherwise stacked as a block of one-glyph lines, which suits the footnote keys.
-    """
-    scale, gap = (3, 40) if line else (4, 60)
-    big = [cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC) for crop in crops]
-    if line:
-        height, width = max(c.shape[0] for c in big) + 2 * gap, sum(c.shape[1] + gap for c in big) + gap
-    else:
-        height, width = sum(c.shape[0] + gap for c in big) + gap, max(c.shape[1] for c in big) + 2 * gap
+    scale = 4
+    crops = [cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC) for _, crop in pending]
+    gap = 60
+    width = max(c.shape[1] for c in crops) + 2 * gap
+    height = sum(c.shape[0] for c in crops) + gap * (len(crops) + 1)
     sheet = np.full((height, width), 255, dtype=np.uint8)
     spans = []
-    offset = gap
-    for crop in big:
-        ch, cw = crop.shape
-        if line:
-            y = (height - ch) // 2
-            sheet[y: y + ch, offset: offset + cw] = crop
-            spans.append((offset, offset + cw))
-            offset += cw + gap
-        else:
-            sheet[offset: offset + ch, gap: gap + cw] = crop
-            spans.append((offset, offset + ch))
-            offset += ch + gap
+    y = gap
+    for crop in crops:
+        sheet[y: y + crop.shape[0], gap: gap + crop.shape[1]] = crop
+        spans.append((y, y + crop.shape[0]))
+        y += crop.shape[0] + gap
     try:
-        hocr = ocr_hocr(sheet, psm=7 if line else 6, whitelist=whitelist)
+        hocr = ocr_hocr(sheet, psm=6, whitelist=MARKER_CHARS.replace("0123456789", ""))
     except Exception:  # a failed re-read keeps tesseract's first guesses
-        return None
-    reads = [""] * len(crops)
-    for match in _CHAR_BOX.finditer(hocr):
-        x0, y0, x1, y1 = (int(v) for v in match.groups()[:4])
-        center = (x0 + x1) / 2 if line else (y0 + y1) / 2
+        return tokens
+    reads: dict[int, str] = {}
+    for match in re.finditer(r"<span class='ocrx_word'[^>]*title='bbox (\d+) (\d+) (\d+) (\d+)[^']*'>(.*?)</span>\s*"
+                             r"(?=<span class='ocrx_word'|</span>)", hocr, re.S):
+        top, bottom = int(match[2]), int(match[4])
+        text = "".join(re.findall(r">([^<>]*)</span>", match[5] + "</span>")) or re.sub(r"<[^>]+>", "", match[5])
+        center = (top + bottom) / 2
         for index, (a, b) in enumerate(spans):
             if a - gap / 2 <= center <= b + gap / 2:
-                reads[index] += html.unescape(match[5])
-    return reads
-
-
-_CHAR_BOX = re.compile(r"<span class='ocrx_cinfo' title='x_bboxes (\d+) (\d+) (\d+) (\d+)[^']*'>([^<]*)</span>")
+                reads[index] = reads.get(index, "") + text
+    by_id = {token_id: reads.get(index, "") for index, (token_id, _) in enumerate(pending)}
+    out = []
+    for token in tokens:
+        reread = by_id.get(id(token))
+        if reread:
+            cleaned = "".join(ch for ch in reread.replace(".", ",").lower() if ch in MARKER_CHARS).strip(",")
+            if cleaned:
+                token = Token(cleaned, token.bbox, token.size)
+        out.append(token)
+    return out

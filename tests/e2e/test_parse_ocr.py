@@ -58,15 +58,3 @@ def test_corpus_scanned_page_when_rendered() -> None:
     scores = prf([e.model_dump() for e in result.edges], gold_rows, fuzzy=True)
     assert scores["recall"] >= 0.5, scores
 
-
-@pytest.mark.slow
-def test_corpus_scanned_footnote_list_keys_from_raised_markers() -> None:
-    """The footnote list's raised keys (f–k on KID-4, with thin i and j) are read, and each entry keeps its text."""
-    pdf = CORPUS / "kidney" / "pdf" / "kidney-1.2026-scanned.pdf"
-    if not pdf.is_file():
-        pytest.skip("corpus not rendered (dkg corpus render)")
-    page = parse_pdf(pdf, pages="4").pages[0]
-    assert page.code == "KID-4"
-    assert set("fghijk") <= set(page.footnotes), page.footnotes
-    assert page.footnotes["i"].startswith("Nivolumab + ipilimumab for 4 doses")
-    assert page.footnotes["j"].startswith("Oral VEGFR-targeted tyrosine kinase inhibitors")
