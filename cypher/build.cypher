@@ -65,3 +65,30 @@ MERGE (n)-[:OFFERS]->(t);
 MATCH (t:Treatment)
 WHERE NOT (t)<-[:OFFERS]-()
 DETACH DELETE t;
+
+// Fast path for guideline versions not yet in the graph: nothing to merge with, so CREATE.
+
+// name: create_decisions
+UNWIND $rows AS row
+MATCH (g:GuidelineVersion {uid: row.gv})
+CREATE (g)-[:CONTAINS]->(n:Node:Decision)
+SET n = row.props, n.uid = row.uid, n.rev = 0;
+
+// name: create_actions
+UNWIND $rows AS row
+MATCH (g:GuidelineVersion {uid: row.gv})
+CREATE (g)-[:CONTAINS]->(n:Node:Action)
+SET n = row.props, n.uid = row.uid, n.rev = 0;
+
+// name: create_relations
+UNWIND $rows AS row
+MATCH (a:Node {uid: row.head}), (b:Node {uid: row.tail})
+CREATE (a)-[r:NEXT_STEP]->(b)
+SET r = row.props, r.key = row.key;
+
+// name: create_offers
+UNWIND $rows AS row
+MATCH (n:Node {uid: row.uid})
+MERGE (t:Treatment {name: row.name})
+  ON CREATE SET t.display = row.display
+CREATE (n)-[:OFFERS]->(t);

@@ -42,11 +42,12 @@ def _batches(rows: list[dict[str, Any]], size: int = BATCH_SIZE) -> list[list[di
 
 
 def write_versions(tx: ManagedTransaction, builds: Sequence[BuildInput], shas: dict[str, str],
-                   on_progress: Callable[[str], None] | None = None) -> None:
+                   on_progress: Callable[[str], None] | None = None, fresh: frozenset[str] = frozenset()) -> None:
     """All writes for the given guideline versions, inside the caller's transaction.
 
     Statements are batched across versions (UNWIND over all rows), so their number does not grow
-    with the number of versions written together.
+    with the number of versions written together. Versions named in ``fresh`` are not in the graph
+    yet and take a CREATE fast path; the others are merged and their stale parts removed.
     """
     q = named_queries("build")
 
@@ -57,43 +58,57 @@ def write_versions(tx: ManagedTransaction, builds: Sequence[BuildInput], shas: d
 
     clear: dict[str, None] = dict.fromkeys(constraint_property_names())
     gvs: list[dict[str, Any]] = []
-    node_rows: list[dict[str, Any]] = []
-    relation_rows: list[dict[str, Any]] = []
-    offer_rows: list[dict[str, Any]] = []
-    decisions: list[str] = []
-    actions: list[str] = []
+    rows_by_path: dict[str, list[dict[str, Any]]] = {k: [] for k in (
+        "create_decisions", "create_actions", "create_relations", "create_offers",
+        "upsert_nodes", "label_decisions", "label_actions", "upsert_relations", "upsert_offers")}
     for b in builds:
+        new = b.uid in fresh
         counts = b.counts()
         rows = b.node_rows({})
+        offers: list[dict[str, Any]] = []
         for row, node in zip(rows, b.nodes.values(), strict=True):
             row["gv"] = b.uid
-            (decisions if node.is_decision else actions).append(row["uid"])
-            offer_rows += [{"uid": row["uid"], "name": o.casefold(), "display": o} for o in row["props"]["options"]]
+            offers += [{"uid": row["uid"], "name": o.casefold(), "display": o} for o in row["props"]["options"]]
+            if new:
+                rows_by_path["create_decisions" if node.is_decision else "create_actions"].append(row)
+            else:
+                rows_by_path["upsert_nodes"].append(row)
+                rows_by_path["label_decisions" if node.is_decision else "label_actions"].append({"uid": row["uid"]})
         rels = b.relation_rows({})
-        node_rows += rows
-        relation_rows += rels
+        rows_by_path["create_relations" if new else "upsert_relations"] += rels
+        rows_by_path["create_offers" if new else "upsert_offers"] += offers
         gvs.append({
             "uid": b.uid, "guideline": b.guideline, "version": b.version, "title": b.title,
             "source_sha": shas[b.uid], "node_count": counts["nodes"], "relation_count": counts["relations"],
             "decision_count": counts["decision"], "uids": [r["uid"] for r in rows],
             "relation_keys": [r["key"] for r in rels],
-            "offer_keys": [f"{r['uid']}|{o.casefold()}" for r in rows for o in r["props"]["options"]],
+            "offer_keys": [f"{o['uid']}|{o['name']}" for o in offers],
         })
+    existing = [gv for gv in gvs if gv["uid"] not in fresh]
     run("upsert_versions", gvs=gvs)
-    run("delete_stale_nodes", gvs=gvs)
-    for batch in _batches(node_rows):
+    if existing:
+        run("delete_stale_nodes", gvs=existing)
+    for name in ("create_decisions", "create_actions"):
+        for batch in _batches(rows_by_path[name]):
+            run(name, rows=batch)
+    for batch in _batches(rows_by_path["upsert_nodes"]):
         run("upsert_nodes", rows=batch, clear=clear)
-    for batch in _batches([{"uid": u} for u in decisions]):
-        run("label_decisions", uids=[r["uid"] for r in batch])
-    for batch in _batches([{"uid": u} for u in actions]):
-        run("label_actions", uids=[r["uid"] for r in batch])
-    run("delete_stale_relations", gvs=gvs)
-    for batch in _batches(relation_rows):
+    for name in ("label_decisions", "label_actions"):
+        for batch in _batches(rows_by_path[name]):
+            run(name, uids=[r["uid"] for r in batch])
+    if existing:
+        run("delete_stale_relations", gvs=existing)
+    for batch in _batches(rows_by_path["create_relations"]):
+        run("create_relations", rows=batch)
+    for batch in _batches(rows_by_path["upsert_relations"]):
         run("upsert_relations", rows=batch, clear=clear)
-    run("delete_stale_offers", gvs=gvs)
-    for batch in _batches(offer_rows):
-        run("upsert_offers", rows=batch)
-    run("delete_orphan_treatments")
+    if existing:
+        run("delete_stale_offers", gvs=existing)
+    for name in ("create_offers", "upsert_offers"):
+        for batch in _batches(rows_by_path[name]):
+            run(name, rows=batch)
+    if existing:
+        run("delete_orphan_treatments")
 
 
 def build(graph: Graph, inputs: Sequence[BuildInput], *, force: bool = False,
@@ -113,7 +128,7 @@ def build(graph: Graph, inputs: Sequence[BuildInput], *, force: bool = False,
         if on_progress:
             on_progress(f"writing {len(todo)} guideline version(s): {', '.join(b.uid for b in todo[:3])}"
                         + (" …" if len(todo) > 3 else ""))
-        write_versions(tx, todo, shas, on_progress)
+        write_versions(tx, todo, shas, on_progress, fresh=frozenset(b.uid for b in todo if b.uid not in current))
 
     if todo:
         graph.execute_write(work)
