@@ -131,7 +131,7 @@ def demo(
         retriever = Retriever(graph)
         from dkg.retrieval.hybrid import load_text_to_cypher
 
-        service, problem = load_text_to_cypher(graph)
+        service, problem = load_text_to_cypher(graph, model_dir=model_dir)
         if problem:
             console.print(f"[yellow]note:[/] {problem}")
         questions = [(q, False) for q in sample_questions()]

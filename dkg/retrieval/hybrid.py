@@ -36,9 +36,9 @@ class HybridResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _make_service(cls: type, graph: Graph) -> Any:
+def _make_service(cls: type, graph: Graph, **extra: Any) -> Any:
     params = inspect.signature(cls).parameters
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = {k: v for k, v in extra.items() if k in params and v is not None}
     if "graph" in params:
         kwargs["graph"] = graph
     if "settings" in params:
@@ -46,14 +46,15 @@ def _make_service(cls: type, graph: Graph) -> Any:
     return cls(**kwargs)
 
 
-def load_text_to_cypher(graph: Graph) -> tuple[Any | None, str | None]:
-    """The text-to-Cypher service over ``graph``, or None and why it cannot be used (it is optional)."""
+def load_text_to_cypher(graph: Graph, model_dir: Any | None = None) -> tuple[Any | None, str | None]:
+    """The text-to-Cypher service over ``graph`` (model from ``model_dir``, default the shipped location),
+    or None and why it cannot be used (it is optional)."""
     try:
         from dkg.qa.service import TextToCypherService  # another stage; optional at run time
     except ImportError as exc:
         return None, f"text-to-Cypher is not available ({exc})"
     try:
-        return _make_service(TextToCypherService, graph), None
+        return _make_service(TextToCypherService, graph, model_dir=model_dir), None
     except DKGError as exc:
         return None, f"text-to-Cypher is not ready: {exc}"
     except (ImportError, OSError, TypeError, ValueError, RuntimeError) as exc:
