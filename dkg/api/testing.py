@@ -98,10 +98,11 @@ READER_TOKEN = "test-reader-token-0001"
 
 def server_env(settings: Settings, qrels_dir: Path, say=print) -> dict[str, str]:  # type: ignore[no-untyped-def]
     """Prepare the graph, index and quick model; the environment for a test server (LSA retrieval for speed)."""
-    os.environ.setdefault("DKG_RETRIEVAL_MODEL", "lsa")
-    prepare_graph(settings, model=os.environ["DKG_RETRIEVAL_MODEL"], say=say)
+    # Only the server's environment gets the model choice: the test process's own retrievers keep theirs.
+    retrieval_model = os.environ.get("DKG_RETRIEVAL_MODEL", "lsa")
+    prepare_graph(settings, model=retrieval_model, say=say)
     env = {"DKG_HOME": str(settings.home), "DKG_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-           "DKG_RETRIEVAL_MODEL": os.environ["DKG_RETRIEVAL_MODEL"],
+           "DKG_RETRIEVAL_MODEL": retrieval_model,
            "DKG_API_CURATOR_TOKENS": f"tester:{CURATOR_TOKEN}", "DKG_API_READ_TOKENS": f"reader:{READER_TOKEN}",
            "DKG_API_QRELS_DIR": str(qrels_dir)}
     model = qa_model(settings, say=say)

@@ -40,7 +40,7 @@
       const t0 = performance.now();
       const res = await api("/api/ask", { body: { question, explain: $("explain").checked, k: 5 } });
       const a = res.answer;
-      status($("ask-status"), `Answered in ${Math.round(performance.now() - t0)} ms${res.cached ? " (cached)" : ""}.`, "ok");
+      const answered = `Answered in ${Math.round(performance.now() - t0)} ms${res.cached ? " (cached)" : ""}.`;
       $("route").textContent = a.route;
       $("answer").textContent = a.answer || ("No answer: " + a.no_answer_reason);
       $("notes").textContent = res.notes.length ? "Notes: " + res.notes.join(" · ") : "";
@@ -61,6 +61,8 @@
       }
       graph.draw();
       detail.textContent = uids.length ? "" : "The evidence has no guideline boxes (knowledge sections only).";
+      // Reported only now, so "ok" means the answer AND its evidence graph are on the page.
+      status($("ask-status"), answered, "ok");
     } catch (e) {
       status($("ask-status"), e.message, "error");
     } finally {
