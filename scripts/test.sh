@@ -14,6 +14,7 @@ status=0
 .venv/bin/pytest --junitxml="$report" "$@" || status=$?
 # Some native extensions print noise at interpreter exit; end with one plain summary line.
 if [ -f "$report" ]; then
+  echo  # the exit noise may end without a newline
   .venv/bin/python - "$report" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
