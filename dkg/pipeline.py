@@ -113,6 +113,3 @@ def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
             reports += build(graph, [build_input], force=force)
     return reports
 
-
-def run_pipeline(spec: PipelineSpec, *, force: bool = False, echo: Callable[[str], None] = print):  # type: ignore[no-untyped-def]
-    return run_pipelines([spec], force=force, echo=echo)

@@ -111,6 +111,14 @@ def _show_change(record) -> None:  # type: ignore[no-untyped-def]
         console.print(f"  wording: {record.before_content!r} → {record.after_content!r}")
 
 
+def _curate(node: str, who: str | None, guideline: str | None, version: str | None, page: str | None,
+            change) -> None:  # type: ignore[no-untyped-def]
+    """Resolve the node, apply ``change(curator, uid)`` and print the audited change."""
+    graph, curator = _curator(who)
+    with graph:
+        _show_change(change(curator, curator.resolve(node, guideline, version, page).uid))
+
+
 NODE_HELP = "Node id (guideline|version|key) or text contained in its content (must match one node)."
 WHO = typer.Option(None, "--who", help="Curator name for the audit trail (default: $DKG_USER or the login).")
 REASON = typer.Option(..., "--reason", "-r", help="Why: goes into the audit trail.")
@@ -155,10 +163,7 @@ def set_command(node: str = typer.Argument(..., help=NODE_HELP),
                 who: str | None = WHO, guideline: str | None = GUIDELINE, version: str | None = VERSION,
                 page: str | None = PAGE) -> None:
     """Add or replace constraints of a node (one audited transaction)."""
-    graph, curator = _curator(who)
-    with graph:
-        uid = curator.resolve(node, guideline, version, page).uid
-        _show_change(curator.set(uid, constraints, reason, expect_rev, content))
+    _curate(node, who, guideline, version, page, lambda c, uid: c.set(uid, constraints, reason, expect_rev, content))
 
 
 @constraint_app.command("remove")
@@ -170,10 +175,7 @@ def remove_command(node: str = typer.Argument(..., help=NODE_HELP),
                    who: str | None = WHO, guideline: str | None = GUIDELINE, version: str | None = VERSION,
                    page: str | None = PAGE) -> None:
     """Remove constraints from a node (one audited transaction)."""
-    graph, curator = _curator(who)
-    with graph:
-        uid = curator.resolve(node, guideline, version, page).uid
-        _show_change(curator.remove(uid, targets, reason, expect_rev, content))
+    _curate(node, who, guideline, version, page, lambda c, uid: c.remove(uid, targets, reason, expect_rev, content))
 
 
 @constraint_app.command("update")
@@ -185,10 +187,7 @@ def update_command(node: str = typer.Argument(..., help=NODE_HELP),
                    who: str | None = WHO, guideline: str | None = GUIDELINE, version: str | None = VERSION,
                    page: str | None = PAGE) -> None:
     """Replace one constraint of a node by another (one audited transaction)."""
-    graph, curator = _curator(who)
-    with graph:
-        uid = curator.resolve(node, guideline, version, page).uid
-        _show_change(curator.update(uid, old, new, reason, expect_rev, content))
+    _curate(node, who, guideline, version, page, lambda c, uid: c.update(uid, old, new, reason, expect_rev, content))
 
 
 @app.command("history")

@@ -18,7 +18,7 @@ from dkg.graph.model import (
     normalise_content,
     treatment_options,
 )
-from dkg.types import CONSTRAINED_COLUMNS, HEAD_TAIL_COLUMNS, Constraint, HeadTailEdge, parse_constraints
+from dkg.types import CONSTRAINED_COLUMNS, Constraint, parse_constraints
 
 
 @dataclass
@@ -209,30 +209,6 @@ def read_constrained_csv(path: Path, guideline: str, version: str, title: str = 
         label_constraints = row.get("label_constraints") or meta.get("label_constraints") or ""
         build.add_edge(head, tail, label, _constraints(label_constraints, where))
     return build
-
-
-def from_edges(guideline: str, version: str, edges: Iterable[HeadTailEdge],
-               constraints_by_text: Mapping[str, list[Constraint]],
-               label_constraints: Mapping[tuple[str, str], list[Constraint]] | None = None,
-               title: str = "") -> BuildInput:
-    """Build input from head–tail edges and a text → constraints mapping (e.g. the corpus gold files)."""
-    lookup = {normalise_content(t): c for t, c in constraints_by_text.items()}
-    build = BuildInput(guideline, version, title)
-    for i, edge in enumerate(edges):
-        where = f"edge {i + 1}"
-        head = build.add_node(edge.head, lookup.get(normalise_content(edge.head), []), where, edge.page,
-                              edge.head_box_id)
-        tail = build.add_node(edge.tail, lookup.get(normalise_content(edge.tail), []), where, edge.page,
-                              edge.tail_box_id)
-        extra = (label_constraints or {}).get((edge.head_box_id, edge.tail_box_id), [])
-        build.add_edge(head, tail, edge.label, extra)
-    return build
-
-
-def read_head_tail_csv(path: Path) -> list[HeadTailEdge]:
-    """Read a head–tail CSV (the parser's output or a gold file)."""
-    rows = _read_csv(path, ("head", "tail"))
-    return [HeadTailEdge(**{k: (row.get(k) or "") for k in HEAD_TAIL_COLUMNS}) for row in rows]
 
 
 def read_constrained_json(path: Path, guideline: str, version: str, title: str = "") -> BuildInput:

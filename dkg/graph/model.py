@@ -163,7 +163,3 @@ def treatment_options(content: str) -> list[str]:
     options = [normalise_content(o).strip(" ,.;:") for o in _OPTION_SPLIT.split(text)]
     return [o for o in options if o]
 
-
-def treatment_name(option: str) -> str:
-    """Normalised identity of a treatment option (shared :Treatment node across guidelines)."""
-    return normalise_content(option).casefold()

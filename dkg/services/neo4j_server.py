@@ -13,6 +13,7 @@ The jars live in ``settings.cache_dir / neo4j-<version>`` and are downloaded onc
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -126,7 +127,7 @@ class LocalNeo4jServer:
         source_text = source.read_text()
         compiled = classes / f"{LAUNCHER_CLASS}.class"
         stamp = classes / "source.sha"
-        digest = str(hash(source_text) & 0xFFFFFFFF) + str(len(source_text))
+        digest = hashlib.sha256(source_text.encode()).hexdigest()
         if not compiled.is_file() or not stamp.is_file() or stamp.read_text() != digest:
             java = find_java(self.settings.java_cmd)
             javac = find_javac(java)
