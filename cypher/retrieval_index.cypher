@@ -29,7 +29,8 @@ RETURN n.rid AS rid, n.uid AS uid, n:Decision AS decision, n.content AS content,
        n.options AS options, n.guideline AS guideline, n.version AS version, n.pages AS pages,
        coalesce(n.rev, 0) AS rev, g.title AS gtitle, g.source_sha AS gsha, collect(DISTINCT d.name) AS diseases,
        n.ser_hash AS ser_hash, n.emb_minilm_hash AS minilm_hash, n.emb_lsa_hash AS lsa_hash,
-       n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig;
+       n.emb_fasttext_hash AS fasttext_hash, n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig,
+       n.nbr_fasttext_sig AS fasttext_sig;
 
 // name: read_next_steps
 MATCH (a:Node)-[:NEXT_STEP]->(b:Node)
@@ -39,7 +40,8 @@ RETURN a.rid AS head, b.rid AS tail;
 MATCH (n:Section)
 RETURN n.rid AS rid, n.focus AS focus, n.qtype AS qtype, n.text AS text, n.url AS url,
        n.ser_hash AS ser_hash, n.emb_minilm_hash AS minilm_hash, n.emb_lsa_hash AS lsa_hash,
-       n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig;
+       n.emb_fasttext_hash AS fasttext_hash, n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig,
+       n.nbr_fasttext_sig AS fasttext_sig;
 
 // name: read_treatments
 MATCH (n:Treatment)
@@ -49,7 +51,8 @@ WITH n, x, p ORDER BY x.guideline, p.content
 RETURN n.rid AS rid, coalesce(n.display, n.name) AS display, collect(DISTINCT x.guideline) AS guidelines,
        collect(DISTINCT p.content) AS contexts,
        n.ser_hash AS ser_hash, n.emb_minilm_hash AS minilm_hash, n.emb_lsa_hash AS lsa_hash,
-       n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig;
+       n.emb_fasttext_hash AS fasttext_hash, n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig,
+       n.nbr_fasttext_sig AS fasttext_sig;
 
 // name: read_diseases
 MATCH (n:Disease)
@@ -57,7 +60,8 @@ OPTIONAL MATCH (g:GuidelineVersion)-[:COVERS]->(n)
 WITH n, g ORDER BY g.uid
 RETURN n.rid AS rid, n.name AS name, collect(DISTINCT g.guideline) AS guidelines,
        n.ser_hash AS ser_hash, n.emb_minilm_hash AS minilm_hash, n.emb_lsa_hash AS lsa_hash,
-       n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig;
+       n.emb_fasttext_hash AS fasttext_hash, n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig,
+       n.nbr_fasttext_sig AS fasttext_sig;
 
 // name: read_versions
 MATCH (n:GuidelineVersion)
@@ -66,7 +70,8 @@ WITH n, d ORDER BY d.name
 RETURN n.rid AS rid, n.guideline AS guideline, n.version AS version, n.title AS title,
        n.source_sha AS gsha, collect(DISTINCT d.name) AS diseases,
        n.ser_hash AS ser_hash, n.emb_minilm_hash AS minilm_hash, n.emb_lsa_hash AS lsa_hash,
-       n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig;
+       n.emb_fasttext_hash AS fasttext_hash, n.nbr_minilm_sig AS minilm_sig, n.nbr_lsa_sig AS lsa_sig,
+       n.nbr_fasttext_sig AS fasttext_sig;
 
 // name: read_links
 MATCH (a:Embedded)-[:OFFERS|HAS_SECTION|DESCRIBED_IN|COVERS]->(b:Embedded)
@@ -88,6 +93,11 @@ UNWIND $rows AS row
 MATCH (n:Embedded {rid: row.rid})
 SET n.emb_lsa = row.vector, n.emb_lsa_hash = row.hash;
 
+// name: write_fasttext
+UNWIND $rows AS row
+MATCH (n:Embedded {rid: row.rid})
+SET n.emb_fasttext = row.vector, n.emb_fasttext_hash = row.hash;
+
 // name: read_minilm
 UNWIND $rids AS rid
 MATCH (n:Embedded {rid: rid})
@@ -97,6 +107,11 @@ RETURN n.rid AS rid, n.emb_minilm AS vector;
 UNWIND $rids AS rid
 MATCH (n:Embedded {rid: rid})
 RETURN n.rid AS rid, n.emb_lsa AS vector;
+
+// name: read_fasttext
+UNWIND $rids AS rid
+MATCH (n:Embedded {rid: rid})
+RETURN n.rid AS rid, n.emb_fasttext AS vector;
 
 // name: write_nbr_minilm
 UNWIND $rows AS row
@@ -108,15 +123,20 @@ UNWIND $rows AS row
 MATCH (n:Embedded {rid: row.rid})
 SET n.nbr_lsa = row.vector, n.nbr_lsa_sig = row.sig;
 
+// name: write_nbr_fasttext
+UNWIND $rows AS row
+MATCH (n:Embedded {rid: row.rid})
+SET n.nbr_fasttext = row.vector, n.nbr_fasttext_sig = row.sig;
+
 // name: read_meta
 MATCH (m:RetrievalIndex {name: $name})
 RETURN m.fingerprint AS fingerprint, m.hops AS hops, m.models AS models, m.lsa_model AS lsa_model,
-       m.indexed_at AS indexed_at;
+       m.fasttext_model AS fasttext_model, m.indexed_at AS indexed_at;
 
 // name: write_meta
 MERGE (m:RetrievalIndex {name: $name})
 SET m.fingerprint = $fingerprint, m.hops = $hops, m.models = $models, m.lsa_model = $lsa_model,
-    m.indexed_at = toString(datetime());
+    m.fasttext_model = $fasttext_model, m.indexed_at = toString(datetime());
 
 // name: fingerprint_versions
 MATCH (g:GuidelineVersion)

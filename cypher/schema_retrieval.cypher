@@ -14,3 +14,5 @@ CREATE VECTOR INDEX retrieval_minilm IF NOT EXISTS FOR (n:Retrievable) ON (n.emb
   OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX retrieval_lsa IF NOT EXISTS FOR (n:Retrievable) ON (n.emb_lsa)
   OPTIONS {indexConfig: {`vector.dimensions`: 256, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX retrieval_fasttext IF NOT EXISTS FOR (n:Retrievable) ON (n.emb_fasttext)
+  OPTIONS {indexConfig: {`vector.dimensions`: 128, `vector.similarity_function`: 'cosine'}};

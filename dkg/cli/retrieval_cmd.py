@@ -14,8 +14,9 @@ from dkg.cli.common import app, console, eval_app, friendly_errors
 @app.command("index")
 @friendly_errors
 def index_cmd(
-    model: str = typer.Option("minilm", "--model", help="Embeddings to build: minilm, lsa or all."),
-    full: bool = typer.Option(False, "--full", help="Re-embed every node, not only the changed ones."),
+    model: str = typer.Option("minilm", "--model", help="Embeddings to build: minilm, lsa, fasttext or all."),
+    full: bool = typer.Option(False, "--full",
+                              help="Re-embed every node (retraining LSA / fastText), not only the changed ones."),
     hops: int = typer.Option(None, "--hops", min=1, max=3, help="Neighbourhood radius h for g_s (default 2)."),
     knowledge: bool = typer.Option(True, "--knowledge/--no-knowledge",
                                    help="Load/refresh the MedQuAD knowledge layer first."),
@@ -36,7 +37,7 @@ def index_cmd(
     settings = load_retrieval_settings(**overrides)
     models = MODELS if model == "all" else (model,)
     if any(m not in MODELS for m in models):
-        raise typer.BadParameter(f"--model must be minilm, lsa or all, not {model!r}")
+        raise typer.BadParameter(f"--model must be {', '.join(MODELS)} or all, not {model!r}")
     with open_graph() as graph:
         if knowledge:
             k = load_knowledge(graph, settings.medquad_dir)
@@ -56,7 +57,7 @@ def retrieve_cmd(
     method: str = typer.Option("grag", "--method",
                                help="grag (with the query-intent term), grag_nointent, vector, vector_exact, bm25 "
                                     "or hybrid."),
-    model: str = typer.Option(None, "--model", help="Embedding: minilm (default) or lsa."),
+    model: str = typer.Option(None, "--model", help="Embedding: minilm (default), lsa or fasttext."),
     alpha: float = typer.Option(None, "--alpha", min=0.0, max=1.0, help="GRAG α (default 0.6)."),
     lam: float = typer.Option(None, "--lambda", min=0.01, max=1.0, help="GRAG λ per hop (default 0.75)."),
     hops: int = typer.Option(None, "--hops", min=0, max=3, help="Hops expanded around each seed (default 2)."),
@@ -105,6 +106,8 @@ def eval_retrieval_cmd(
     methods: str = typer.Option("bm25,vector,grag_nointent,grag,hybrid", "--methods",
                                 help="Methods, comma-separated (grag_nointent: GRAG without the intent term)."),
     k: int = typer.Option(10, "-k", min=1, max=100, help="Ranking depth."),
+    model: str = typer.Option(None, "--model", help="Embedding: minilm (default), lsa or fasttext "
+                                                      "(DKG_RETRIEVAL_MODEL)."),
     write_questions: bool = typer.Option(False, "--write-questions",
                                          help="Regenerate datasets/retrieval/*.jsonl from the sources first."),
     out: Path = typer.Option(None, "--out", help="Also write the flat summary as JSON here."),
@@ -128,7 +131,7 @@ def eval_retrieval_cmd(
     )
     from dkg.retrieval.settings import load_retrieval_settings
 
-    settings = load_retrieval_settings()
+    settings = load_retrieval_settings(**({} if model is None else {"model": model}))
     if write_questions:
         sections = load_sections(settings.medquad_dir)
         counts = write_sets(medquad_questions(sections) + paraphrase_questions(sections) + heldout_questions(sections)

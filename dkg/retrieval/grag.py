@@ -20,10 +20,10 @@ import numpy as np
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
-from dkg.retrieval.embedding import Embedder, LSAEmbedder, minilm
+from dkg.retrieval.embedding import TRAINED_EMBEDDERS, Embedder, minilm
 from dkg.retrieval.errors import BadQueryError, IndexMissingError, IndexStaleError
 from dkg.retrieval.explain import field_contributions
-from dkg.retrieval.index import META_NAME, fingerprint, lsa_model_path
+from dkg.retrieval.index import META_NAME, fingerprint, trained_model_path
 from dkg.retrieval.intent import query_intent, rerank_by_intent
 from dkg.retrieval.lexical import BM25Index, reciprocal_rank_fusion
 from dkg.retrieval.serialize import parse_fields
@@ -35,6 +35,7 @@ METHODS: tuple[str, ...] = ("bm25", "vector", "grag_nointent", "grag", "hybrid")
 MODEL_TABLE = {
     "minilm": {"emb": "emb_minilm", "nbr": "nbr_minilm", "index": "retrieval_minilm"},
     "lsa": {"emb": "emb_lsa", "nbr": "nbr_lsa", "index": "retrieval_lsa"},
+    "fasttext": {"emb": "emb_fasttext", "nbr": "nbr_fasttext", "index": "retrieval_fasttext"},
 }
 EXPAND_LIMIT = 5000
 HYBRID_DEPTH = 50
@@ -136,8 +137,9 @@ class Retriever:
         if self.check:
             self.check_index()
         if self.embedder is None:
-            self.embedder = minilm() if self.model == "minilm" else LSAEmbedder.load(
-                lsa_model_path(Path(self.graph.settings.home)))
+            trained = TRAINED_EMBEDDERS.get(self.model)
+            self.embedder = minilm() if trained is None else trained.load(
+                trained_model_path(Path(self.graph.settings.home), self.model))
 
     # ---- index state ----------------------------------------------------------------------------
     def check_index(self) -> None:
@@ -145,12 +147,12 @@ class Retriever:
         q = named_queries("retrieval_index")
         meta = self.graph.read(q["read_meta"], {"name": META_NAME})
         index_name = MODEL_TABLE[str(self.model)]["index"]
+        command = "dkg index" + (f" --model {self.model}" if self.model != "minilm" else "")
         if not meta or self.model not in (meta[0]["models"] or []):
-            raise IndexMissingError(f"the graph has no {self.model} retrieval index yet; run `dkg index`"
-                                    + (" --model lsa" if self.model == "lsa" else "") + ".")
+            raise IndexMissingError(f"the graph has no {self.model} retrieval index yet; run `{command}`.")
         state = self.graph.read(self._queries["index_state"], {"names": [index_name]})
         if not state:
-            raise IndexMissingError(f"the vector index {index_name} does not exist; run `dkg index`.")
+            raise IndexMissingError(f"the vector index {index_name} does not exist; run `{command}`.")
         if state[0]["state"] != "ONLINE":
             raise IndexMissingError(f"the vector index {index_name} is {state[0]['state']} "
                                     f"({state[0]['populationPercent']:.0f}% populated); retry shortly.")

@@ -7,8 +7,10 @@ Stored per embedded node (label ``:Embedded``; ``:Retrievable`` for the ones res
     emb_<model>, emb_<model>_hash   L2-normalised vector and the ser_hash it was computed from
     nbr_<model>, nbr_<model>_sig    pooled h-hop neighbourhood vector g_s and the signature of what it pooled
 
-Models: ``minilm`` (384 dimensions, the default) and ``lsa`` (256). A ``:RetrievalIndex {name: 'embeddings'}``
-node records a fingerprint of the graph so retrieval can tell when the index is stale.
+Models: ``minilm`` (384 dimensions, the default), ``lsa`` (256) and ``fasttext`` (128); the last two are
+trained on the serialisations themselves and saved under ``<DKG_HOME>/retrieval/``. A
+``:RetrievalIndex {name: 'embeddings'}`` node records a fingerprint of the graph so retrieval can tell when the
+index is stale.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 from neo4j import ManagedTransaction
 
 from dkg.graph.db import Graph, named_queries
-from dkg.retrieval.embedding import Embedder, LSAEmbedder, minilm
+from dkg.retrieval.embedding import TRAINED_EMBEDDERS, Embedder, minilm
 from dkg.retrieval.serialize import (
     FORMAT_VERSION,
     TOPIC_WORDS,
@@ -39,7 +41,7 @@ from dkg.retrieval.serialize import (
 )
 
 META_NAME = "embeddings"
-MODELS = ("minilm", "lsa")
+MODELS = ("minilm", "lsa", "fasttext")
 WRITE_BATCH = 500
 
 
@@ -84,8 +86,9 @@ class IndexReport:
                 f"({self.seconds:.2f} s)")
 
 
-def lsa_model_path(home: Path) -> Path:
-    return home / "retrieval" / "lsa.pkl"
+def trained_model_path(home: Path, model: str) -> Path:
+    """Where `dkg index` saves a model trained on the graph's text (``lsa`` or ``fasttext``)."""
+    return home / "retrieval" / f"{model}.pkl"
 
 
 def _state(row: Mapping[str, Any]) -> tuple[str | None, dict[str, str | None], dict[str, str | None]]:
@@ -212,15 +215,16 @@ def _write_rows(graph: Graph, query: str, rows: Sequence[dict[str, Any]]) -> Non
 
 
 def build_index(graph: Graph, *, home: Path, models: Sequence[str] = ("minilm",), hops: int = 2,
-                full: bool = False, refit_lsa: bool = False, embedder_factory: Callable[[str], Embedder] | None = None,
+                full: bool = False, refit: bool = False, embedder_factory: Callable[[str], Embedder] | None = None,
                 on_progress: Callable[[str], None] | None = None) -> IndexReport:
-    """Refresh the retrieval index incrementally; ``full`` re-embeds everything."""
+    """Refresh the retrieval index incrementally; ``full`` re-embeds everything, ``refit`` retrains the
+    models trained on the graph's text (which re-embeds everything for them)."""
     start = time.perf_counter()
     say = on_progress or (lambda _m: None)
     q = named_queries("retrieval_index")
     meta = graph.read(q["read_meta"], {"name": META_NAME})
-    if not meta or full:
-        graph.apply_schema()
+    if not meta or full or not set(models) <= set(meta[0]["models"] or []):
+        graph.apply_schema()  # creates the vector index of a model indexed for the first time
     old_hops = meta[0]["hops"] if meta else None
     snap = read_snapshot(graph)
     serialised: dict[str, Serialised] = {rid: serialise(n.fields) for rid, n in snap.nodes.items()}
@@ -231,25 +235,28 @@ def build_index(graph: Graph, *, home: Path, models: Sequence[str] = ("minilm",)
          "path": snap.nodes[rid].path or [rid]} for rid in changed_ser])
     report = IndexReport(nodes=len(serialised), serialisations_changed=len(changed_ser))
     adj = snap.adjacency()
-    lsa_id = meta[0]["lsa_model"] if meta else None
+    trained_ids = {m: meta[0][f"{m}_model"] if meta else None for m in TRAINED_EMBEDDERS}
     for model in models:
         if model not in MODELS:
             raise ValueError(f"unknown embedding model {model!r}; choose from {', '.join(MODELS)}")
-        embed_all = full or (model == "lsa" and (refit_lsa or not lsa_model_path(home).is_file()))
+        trained = TRAINED_EMBEDDERS.get(model)
+        embed_all = full or (trained is not None and (refit or not trained_model_path(home, model).is_file()))
         todo = sorted(rid for rid, s in serialised.items()
                       if embed_all or snap.nodes[rid].model_hash[model] != s.hash)
         if todo:
             say(f"{model}: embedding {len(todo)} node(s)")
             if embedder_factory is not None:
                 embedder = embedder_factory(model)
-            elif model == "minilm":
+            elif trained is None:
                 embedder = minilm()
             elif embed_all:
-                embedder = LSAEmbedder.fit([serialised[r].body for r in sorted(serialised)])
-                embedder.save(lsa_model_path(home))
-                lsa_id = hashlib.sha1(lsa_model_path(home).read_bytes()).hexdigest()[:12]
+                say(f"{model}: training on {len(serialised)} serialisations")
+                embedder = trained.fit([serialised[r].body for r in sorted(serialised)])
+                path = trained_model_path(home, model)
+                embedder.save(path)
+                trained_ids[model] = hashlib.sha1(path.read_bytes()).hexdigest()[:12]
             else:
-                embedder = LSAEmbedder.load(lsa_model_path(home))
+                embedder = trained.load(trained_model_path(home, model))
             vectors = embedder.encode([serialised[r].body for r in todo])
             _write_rows(graph, q[f"write_{model}"], [
                 {"rid": rid, "vector": vec.astype(float).tolist(), "hash": serialised[rid].hash}
@@ -259,7 +266,7 @@ def build_index(graph: Graph, *, home: Path, models: Sequence[str] = ("minilm",)
                                                       force=full or embed_all or old_hops != hops)
     graph.write(q["write_meta"], {"name": META_NAME, "fingerprint": fingerprint(graph), "hops": hops,
                                   "models": sorted(set(models) | set(meta[0]["models"] or [] if meta else [])),
-                                  "lsa_model": lsa_id})
+                                  **{f"{m}_model": trained_ids[m] for m in TRAINED_EMBEDDERS}})
     report.seconds = time.perf_counter() - start
     return report
 

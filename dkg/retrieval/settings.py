@@ -31,7 +31,7 @@ class RetrievalSettings(BaseSettings):
     top_k: int = Field(default=10, ge=1, le=100)
     intent_weight: float = Field(default=0.2, ge=0.0, le=1.0,
                                  description="β of the query-intent term (dkg/retrieval/intent.py); 0 = off")
-    model: str = Field(default="minilm", pattern="^(minilm|lsa)$", description="Embedding used for retrieval")
+    model: str = Field(default="minilm", pattern="^(minilm|lsa|fasttext)$", description="Embedding used for retrieval")
     min_answer_score: float = Field(default=0.2, ge=-1.0, le=1.0,
                                     description="An answer needs a top result scoring at least this; below it "
                                                 "the question is treated as unrelated to the graph (no answer)")

@@ -169,3 +169,40 @@ def test_unrelated_questions_get_no_answer(indexed: Graph, question: str) -> Non
 def test_related_question_still_answered(indexed: Graph) -> None:
     answer = Retriever(indexed).answer("How is Wilms tumor treated in children?")
     assert answer.answered and answer.evidence
+
+
+def test_fasttext_option_end_to_end(indexed: Graph, tmp_path: Path) -> None:
+    """The fastText option trains on the graph's own text, fills its own vector index, answers through GRAG and
+    the evaluation command, and a missing model file is a clear error."""
+    import json
+
+    from dkg.cli.main import app
+    from dkg.retrieval.embedding import FASTTEXT_DIM
+    from dkg.retrieval.index import trained_model_path
+
+    home = Path(indexed.settings.home)
+    report = build_index(indexed, home=home, models=("fasttext",))
+    model_file = trained_model_path(home, "fasttext")
+    assert model_file.is_file() and report.embedded["fasttext"] == report.nodes
+    rows = indexed.read("MATCH (n:Retrievable) WITH n LIMIT 20 RETURN "
+                        "reduce(s = 0.0, x IN n.emb_fasttext | s + x * x) AS norm2, size(n.emb_fasttext) AS dim")
+    assert rows and all(abs(r["norm2"] - 1.0) < 1e-3 and r["dim"] == FASTTEXT_DIM for r in rows)
+    assert build_index(indexed, home=home, models=("fasttext",)).embedded["fasttext"] == 0
+
+    hits = Retriever(indexed, model="fasttext").search("How is Wilms tumor treated in children?", "grag", 5)
+    focus = indexed.read("UNWIND $rids AS rid MATCH (s:Section {uid: rid}) RETURN s.focus AS f",
+                         {"rids": [h.rid for h in hits]})
+    assert {"f": "Wilms Tumor and Other Childhood Kidney Tumors"} in focus
+
+    out = tmp_path / "retrieval.json"
+    result = CliRunner().invoke(app, ["eval", "retrieval", "--model", "fasttext", "--sets", "paraphrase",
+                                      "--methods", "vector,grag", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert 0.0 <= json.loads(out.read_text())["paraphrase.grag.ndcg@10"] <= 1.0
+
+    moved = model_file.rename(model_file.with_suffix(".moved"))
+    try:
+        with pytest.raises(IndexMissingError, match="dkg index --model fasttext"):
+            Retriever(indexed, model="fasttext")
+    finally:
+        moved.rename(model_file)
