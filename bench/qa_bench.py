@@ -77,6 +77,22 @@ def main() -> None:
             p50s.append(percentile(infer, 0.5))
             totals.append(percentile(total, 0.5))
             cpus.append(percentile(cpu, 0.5))
+        # the same sample decoded by the fp32 model in this process: the int8 speed-up and top-beam agreement
+        fp32 = Seq2Seq.load(model_dir)
+        test_questions = [i["QUESTION"] for i in items if i["split"] == "test"][: args.limit or None]
+        agree = sum(fp32.beam_search(q, beams=service.beams)[0] == service.model.beam_search(q, beams=service.beams)[0]
+                    for q in test_questions)
+        decode_ms: dict[str, float] = {}
+        for name, model in (("fp32", fp32), ("int8" if settings.qa_int8 else "fp32_again", service.model)):
+            runs = []
+            for _ in range(3):
+                times = []
+                for q in sample:
+                    t = time.perf_counter()
+                    model.beam_search(q, beams=service.beams)
+                    times.append((time.perf_counter() - t) * 1000)
+                runs.append(percentile(times, 0.5))
+            decode_ms[name] = statistics.median(runs)
         before = counts(service)
         executor = SafeExecutor(service.graph, settings)
         refused = 0
@@ -109,6 +125,10 @@ def main() -> None:
         "dev_exact_match": meta.get("dev_exact", 0.0),
         "infer_p50_ms": statistics.median(p50s), "answer_p50_ms": statistics.median(totals),
         "infer_cpu_p50_ms": statistics.median(cpus), "torch_threads": float(torch_threads()),
+        "int8": float(settings.qa_int8), "decode_p50_ms_fp32": decode_ms["fp32"],
+        "decode_p50_ms_served": decode_ms.get("int8", decode_ms.get("fp32_again", 0.0)),
+        "int8_speedup": decode_ms["fp32"] / decode_ms.get("int8", decode_ms.get("fp32_again", decode_ms["fp32"])),
+        "top_beam_agreement_int8_fp32_test": agree / max(len(test_questions), 1),
         "beam_rescues": report["beam_rescues"], "beam_rescue_rate": report["beam_rescue_rate"],
         "all_beams_invalid": report["all_beams_invalid"], "repaired_queries": report["repaired"],
         "unsafe_attacks": len(ATTACKS), "unsafe_attacks_refused": refused,

@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     corenlp_port: int = Field(default=9011, ge=1, le=65535)
     corenlp_memory: str = "3G"
 
+    qa_int8: bool = Field(default=True, description="Answer with int8 dynamically quantised linear layers")
+
     tesseract_cmd: str = "tesseract"
     java_cmd: str = "java"
     mvn_cmd: str = "mvn"

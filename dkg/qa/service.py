@@ -57,7 +57,7 @@ class TextToCypherService:
         self.settings = settings or get_settings()
         self._own_graph = graph is None
         self.graph = graph or Graph(self.settings)
-        self.model = Seq2Seq.load(model_dir or MODEL_DIR)
+        self.model = Seq2Seq.load(model_dir or MODEL_DIR).for_answering(self.settings.qa_int8)
         self.executor = SafeExecutor(self.graph, self.settings)
         self.versions = dict(versions or {})
         self.beams = beams

@@ -25,7 +25,7 @@ from dkg.qa.dataset import (
     load_dataset,
     save_dataset,
 )
-from dkg.qa.seq2seq import ModelSize, Seq2Seq, train
+from dkg.qa.seq2seq import ModelSize, Seq2Seq, record_int8_agreement, train
 
 TRAINER_VERSION = "1"
 MODELS_DIR = PROJECT_ROOT / "models"
@@ -122,6 +122,9 @@ def ensure_model(settings: Settings, *, quick: bool = False, on_progress: Progre
     folder = settings.home / "qa" / "text2cypher-quick" if quick else MODEL_DIR
     if not force and _cached(folder, data_hash, "text2cypher"):
         say(f"model {folder}: training data unchanged (hash {data_hash[:12]}), reused")
+        if "int8_dev_agreement" not in json.loads((folder / "meta.json").read_text()):
+            dev = [s for s, _ in pairs(items, "dev")][: 60 if quick else 300]
+            say(f"int8 copy keeps the fp32 top beam on {record_int8_agreement(folder, dev):.3f} of the dev questions")
         return folder
     size = ModelSize.tiny() if quick else ModelSize()
     config = GenConfig().quick() if quick else GenConfig()

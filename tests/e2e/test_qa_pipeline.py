@@ -12,7 +12,7 @@ from dkg.config import Settings
 from dkg.errors import QAError
 from dkg.graph.db import Graph
 from dkg.qa.queries import parse_model_output
-from dkg.qa.seq2seq import Seq2Seq
+from dkg.qa.seq2seq import INT8_MIN_AGREEMENT, Seq2Seq, int8_agreement
 from dkg.qa.service import TextToCypherService
 from dkg.qa.training import ensure_dataset, ensure_model
 
@@ -48,7 +48,7 @@ def test_tiny_model_learns_its_training_items(service: TextToCypherService, quic
     losses = meta["train_report"]["losses"]
     assert losses[-1] < 0.5 * losses[0]
     train = [i for i in quick_items if i["split"] == "train"][:80]
-    model: Seq2Seq = service.model
+    model = Seq2Seq.load(neo4j_settings.home / "qa" / "text2cypher-quick")
     outputs = model.greedy([i["QUESTION"] for i in train])
     valid = 0
     for out in outputs:
@@ -58,6 +58,22 @@ def test_tiny_model_learns_its_training_items(service: TextToCypherService, quic
         except QAError:
             pass
     assert valid / len(train) >= 0.6
+
+
+def test_int8_answering_only_when_it_kept_the_fp32_beams_on_dev(service: TextToCypherService,
+                                                                quick_items: list[dict],
+                                                                neo4j_settings: Settings) -> None:
+    fp32 = Seq2Seq.load(neo4j_settings.home / "qa" / "text2cypher-quick")
+    assert type(fp32.model.model.decoder.layers[0].fc1).__module__ == "torch.nn.modules.linear"
+    dev = [i["QUESTION"] for i in quick_items if i["split"] == "dev"][:60]
+    recorded = fp32.meta["int8_dev_agreement"]
+    assert recorded == pytest.approx(int8_agreement(fp32, dev))
+    served_int8 = ".quantized.dynamic." in type(service.model.model.model.decoder.layers[0].fc1).__module__
+    assert served_int8 == (neo4j_settings.qa_int8 and recorded >= INT8_MIN_AGREEMENT)
+    assert fp32.for_answering(False) is fp32
+    forced = Seq2Seq(fp32.tokenizer, fp32.model, fp32.size, {"int8_dev_agreement": 1.0}).for_answering(True)
+    assert ".quantized.dynamic." in type(forced.model.model.decoder.layers[0].fc1).__module__
+    assert type(fp32.model.model.decoder.layers[0].fc1).__module__ == "torch.nn.modules.linear"  # copy, not in place
 
 
 def test_answers_carry_query_and_nodes(service: TextToCypherService, quick_items: list[dict]) -> None:
