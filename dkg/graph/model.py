@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from dkg.errors import ConstraintError
@@ -49,20 +50,24 @@ def node_uid(guideline: str, version: str, key: str) -> str:
     return f"{guideline}|{version}|{key}"
 
 
+def _property_names_of(key: str) -> list[str]:
+    if VOCABULARY[key].kind is KeyKind.NUMERIC:
+        return [f"{key}_min", f"{key}_max", f"{key}_min_strict", f"{key}_max_strict", f"{key}_ne"]
+    return [key, f"{key}_not"]
+
+
+# typed property name -> its vocabulary key
+_KEY_OF_PROPERTY = {name: key for key in VOCABULARY for name in _property_names_of(key)}
+
+
 def constraint_property_names() -> list[str]:
     """Every typed property name the vocabulary can produce (used to clear and to read them back)."""
-    names: list[str] = []
-    for spec in VOCABULARY.values():
-        if spec.kind is KeyKind.NUMERIC:
-            names += [f"{spec.name}_min", f"{spec.name}_max", f"{spec.name}_min_strict", f"{spec.name}_max_strict",
-                      f"{spec.name}_ne"]
-        else:
-            names += [spec.name, f"{spec.name}_not"]
-    return names
+    return list(_KEY_OF_PROPERTY)
 
 
 def constraints_to_properties(constraints: Iterable[Constraint]) -> dict[str, Any]:
     """Typed properties for a node's constraints. Contradictory bounds raise :class:`ConstraintError`."""
+    constraints = list(constraints)
     props: dict[str, Any] = {}
 
     def tighten_min(key: str, value: float, strict: bool) -> None:
@@ -102,18 +107,21 @@ def constraints_to_properties(constraints: Iterable[Constraint]) -> dict[str, An
                 props[c.key] = narrowed
             else:
                 props[c.key] = values
-    for spec in VOCABULARY.values():
-        lo, hi = props.get(f"{spec.name}_min"), props.get(f"{spec.name}_max")
+    for key in {c.key for c in constraints if VOCABULARY[c.key].kind is KeyKind.NUMERIC}:
+        lo, hi = props.get(f"{key}_min"), props.get(f"{key}_max")
         if lo is not None and hi is not None and lo > hi:
-            raise ConstraintError(f"contradictory constraints on {spec.name}: minimum {lo} above maximum {hi}")
+            raise ConstraintError(f"contradictory constraints on {key}: minimum {lo} above maximum {hi}")
     return props
 
 
 def properties_to_constraints(props: Mapping[str, Any]) -> list[Constraint]:
     """Canonical constraints read back from typed properties (inverse of :func:`constraints_to_properties`)."""
     out: list[Constraint] = []
+    present = {_KEY_OF_PROPERTY[name] for name, value in props.items() if value is not None and name in _KEY_OF_PROPERTY}
     for spec in VOCABULARY.values():
         k = spec.name
+        if k not in present:
+            continue
         if spec.kind is KeyKind.NUMERIC:
             lo, hi = props.get(f"{k}_min"), props.get(f"{k}_max")
             lo_strict, hi_strict = bool(props.get(f"{k}_min_strict")), bool(props.get(f"{k}_max_strict"))
@@ -142,7 +150,13 @@ def properties_to_constraints(props: Mapping[str, Any]) -> list[Constraint]:
 
 def canonical_constraints(constraints: Iterable[Constraint]) -> list[str]:
     """The canonical, order-independent form of a constraint list (via the typed properties)."""
-    return sorted(str(c) for c in properties_to_constraints(constraints_to_properties(constraints)))
+    return list(_canonical(tuple(constraints)))
+
+
+@lru_cache(maxsize=65536)
+def _canonical(constraints: tuple[Constraint, ...]) -> tuple[str, ...]:
+    # memoised: a build asks for the same boxes' constraints several times (source hash, rows)
+    return tuple(sorted(str(c) for c in properties_to_constraints(constraints_to_properties(constraints))))
 
 
 _OPTION_SPLIT = re.compile(r"\s+or\s+|;\s+", re.IGNORECASE)
