@@ -66,29 +66,34 @@ MATCH (t:Treatment)
 WHERE NOT (t)<-[:OFFERS]-()
 DETACH DELETE t;
 
-// Fast path for guideline versions not yet in the graph: nothing to merge with, so CREATE.
+// Fast path for guideline versions not yet in the graph: nothing to merge with, so one statement
+// creates each version with its nodes, arrows and treatment links. Arrows and offers address their
+// nodes by position in the version's node list (no index lookup per relation).
 
-// name: create_decisions
-UNWIND $rows AS row
-MATCH (g:GuidelineVersion {uid: row.gv})
-CREATE (g)-[:CONTAINS]->(n:Node:Decision)
-SET n = row.props, n.uid = row.uid, n.rev = 0;
-
-// name: create_actions
-UNWIND $rows AS row
-MATCH (g:GuidelineVersion {uid: row.gv})
-CREATE (g)-[:CONTAINS]->(n:Node:Action)
-SET n = row.props, n.uid = row.uid, n.rev = 0;
-
-// name: create_relations
-UNWIND $rows AS row
-MATCH (a:Node {uid: row.head}), (b:Node {uid: row.tail})
-CREATE (a)-[r:NEXT_STEP]->(b)
-SET r = row.props, r.key = row.key;
-
-// name: create_offers
-UNWIND $rows AS row
-MATCH (n:Node {uid: row.uid})
-MERGE (t:Treatment {name: row.name})
-  ON CREATE SET t.display = row.display
-CREATE (n)-[:OFFERS]->(t);
+// name: create_versions
+UNWIND $gvs AS gv
+CREATE (g:GuidelineVersion {uid: gv.uid})
+SET g.guideline = gv.guideline, g.version = gv.version, g.title = gv.title, g.source_sha = gv.source_sha,
+    g.node_count = gv.node_count, g.relation_count = gv.relation_count, g.decision_count = gv.decision_count
+WITH g, gv
+CALL (g, gv) {
+  UNWIND gv.nodes AS row
+  CREATE (g)-[:CONTAINS]->(n:Node)
+  SET n = row.props, n.uid = row.uid, n.rev = 0
+  FOREACH (_ IN CASE WHEN row.decision THEN [1] ELSE [] END | SET n:Decision)
+  FOREACH (_ IN CASE WHEN row.decision THEN [] ELSE [1] END | SET n:Action)
+  RETURN collect(n) AS nodes
+}
+CALL (nodes, gv) {
+  UNWIND gv.relations AS rel
+  WITH nodes[rel.head_index] AS a, nodes[rel.tail_index] AS b, rel
+  CREATE (a)-[r:NEXT_STEP]->(b)
+  SET r = rel.props, r.key = rel.key
+}
+CALL (nodes, gv) {
+  UNWIND gv.offers AS offer
+  MERGE (t:Treatment {name: offer.name})
+    ON CREATE SET t.display = offer.display
+  WITH t, nodes[offer.node_index] AS n
+  CREATE (n)-[:OFFERS]->(t)
+};

@@ -47,7 +47,7 @@ def write_versions(tx: ManagedTransaction, builds: Sequence[BuildInput], shas: d
 
     Statements are batched across versions (UNWIND over all rows), so their number does not grow
     with the number of versions written together. Versions named in ``fresh`` are not in the graph
-    yet and take a CREATE fast path; the others are merged and their stale parts removed.
+    yet and are created by one statement; the others are merged and their stale parts removed.
     """
     q = named_queries("build")
 
@@ -57,58 +57,59 @@ def write_versions(tx: ManagedTransaction, builds: Sequence[BuildInput], shas: d
             on_progress(f"{name} done")
 
     clear: dict[str, None] = dict.fromkeys(constraint_property_names())
-    gvs: list[dict[str, Any]] = []
+    new_versions: list[dict[str, Any]] = []
+    existing: list[dict[str, Any]] = []
     rows_by_path: dict[str, list[dict[str, Any]]] = {k: [] for k in (
-        "create_decisions", "create_actions", "create_relations", "create_offers",
         "upsert_nodes", "label_decisions", "label_actions", "upsert_relations", "upsert_offers")}
     for b in builds:
-        new = b.uid in fresh
         counts = b.counts()
         rows = b.node_rows({})
-        offers: list[dict[str, Any]] = []
-        for row, node in zip(rows, b.nodes.values(), strict=True):
-            row["gv"] = b.uid
-            offers += [{"uid": row["uid"], "name": o.casefold(), "display": o} for o in row["props"]["options"]]
-            if new:
-                rows_by_path["create_decisions" if node.is_decision else "create_actions"].append(row)
-            else:
-                rows_by_path["upsert_nodes"].append(row)
-                rows_by_path["label_decisions" if node.is_decision else "label_actions"].append({"uid": row["uid"]})
         rels = b.relation_rows({})
-        rows_by_path["create_relations" if new else "upsert_relations"] += rels
-        rows_by_path["create_offers" if new else "upsert_offers"] += offers
-        gvs.append({
+        offers = [{"uid": row["uid"], "node_index": i, "name": o.casefold(), "display": o}
+                  for i, row in enumerate(rows) for o in row["props"]["options"]]
+        gv = {
             "uid": b.uid, "guideline": b.guideline, "version": b.version, "title": b.title,
             "source_sha": shas[b.uid], "node_count": counts["nodes"], "relation_count": counts["relations"],
-            "decision_count": counts["decision"], "uids": [r["uid"] for r in rows],
-            "relation_keys": [r["key"] for r in rels],
+            "decision_count": counts["decision"],
+        }
+        if b.uid in fresh:
+            position = {row["uid"]: i for i, row in enumerate(rows)}
+            new_versions.append({
+                **gv,
+                "nodes": [{**row, "decision": node.is_decision}
+                          for row, node in zip(rows, b.nodes.values(), strict=True)],
+                "relations": [{"head_index": position[r["head"]], "tail_index": position[r["tail"]],
+                               "key": r["key"], "props": r["props"]} for r in rels],
+                "offers": offers,
+            })
+            continue
+        for row, node in zip(rows, b.nodes.values(), strict=True):
+            rows_by_path["upsert_nodes"].append({**row, "gv": b.uid})
+            rows_by_path["label_decisions" if node.is_decision else "label_actions"].append({"uid": row["uid"]})
+        rows_by_path["upsert_relations"] += rels
+        rows_by_path["upsert_offers"] += offers
+        existing.append({
+            **gv, "uids": [r["uid"] for r in rows], "relation_keys": [r["key"] for r in rels],
             "offer_keys": [f"{o['uid']}|{o['name']}" for o in offers],
         })
-    existing = [gv for gv in gvs if gv["uid"] not in fresh]
-    run("upsert_versions", gvs=gvs)
-    if existing:
-        run("delete_stale_nodes", gvs=existing)
-    for name in ("create_decisions", "create_actions"):
-        for batch in _batches(rows_by_path[name]):
-            run(name, rows=batch)
+    if new_versions:
+        run("create_versions", gvs=new_versions)
+    if not existing:
+        return
+    run("upsert_versions", gvs=existing)
+    run("delete_stale_nodes", gvs=existing)
     for batch in _batches(rows_by_path["upsert_nodes"]):
         run("upsert_nodes", rows=batch, clear=clear)
     for name in ("label_decisions", "label_actions"):
         for batch in _batches(rows_by_path[name]):
             run(name, uids=[r["uid"] for r in batch])
-    if existing:
-        run("delete_stale_relations", gvs=existing)
-    for batch in _batches(rows_by_path["create_relations"]):
-        run("create_relations", rows=batch)
+    run("delete_stale_relations", gvs=existing)
     for batch in _batches(rows_by_path["upsert_relations"]):
         run("upsert_relations", rows=batch, clear=clear)
-    if existing:
-        run("delete_stale_offers", gvs=existing)
-    for name in ("create_offers", "upsert_offers"):
-        for batch in _batches(rows_by_path[name]):
-            run(name, rows=batch)
-    if existing:
-        run("delete_orphan_treatments")
+    run("delete_stale_offers", gvs=existing)
+    for batch in _batches(rows_by_path["upsert_offers"]):
+        run("upsert_offers", rows=batch)
+    run("delete_orphan_treatments")
 
 
 def build(graph: Graph, inputs: Sequence[BuildInput], *, force: bool = False,

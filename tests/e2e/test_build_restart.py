@@ -29,7 +29,7 @@ def test_server_killed_mid_build_leaves_no_partial_graph(tmp_path) -> None:
         assert state is not None
 
         def kill_after_the_nodes_are_written(message: str) -> None:
-            if message in ("create_relations done", "upsert_relations done"):
+            if message in ("create_versions done", "upsert_relations done"):
                 os.kill(state.pid, signal.SIGKILL)
 
         with Graph(settings, max_retry_time_s=2.0) as graph, pytest.raises(DKGError):

@@ -36,6 +36,18 @@ def test_build_counts_and_typed_properties(kidney: Graph) -> None:
     assert "age>=18" in row["c"] and row["strict"] is False
     offers = kidney.read("MATCH (:Action {guideline: 'kidney'})-[:OFFERS]->(t:Treatment) RETURN count(t) AS c")
     assert offers[0]["c"] > 10
+    shape = kidney.read(
+        "MATCH (g:GuidelineVersion {uid: 'kidney|1.2026'})-[:CONTAINS]->(n:Node) "
+        "RETURN count(n) AS contained, sum(CASE WHEN n:Decision THEN 1 ELSE 0 END) AS decision, "
+        "sum(CASE WHEN n:Action THEN 1 ELSE 0 END) AS action, "
+        "sum(CASE WHEN n:Decision AND n:Action THEN 1 ELSE 0 END) AS both")[0]
+    counts = source.counts()
+    assert shape == {"contained": counts["nodes"], "decision": counts["decision"],
+                     "action": counts["nodes"] - counts["decision"], "both": 0}
+    options = sum(len(r["props"]["options"]) for r in source.node_rows({}))
+    links = kidney.read("MATCH (:GuidelineVersion {uid: 'kidney|1.2026'})-[:CONTAINS]->(:Node)-[o:OFFERS]->() "
+                        "RETURN count(o) AS c")
+    assert links == [{"c": options}]
 
 
 def test_rebuild_changes_nothing(kidney: Graph) -> None:
