@@ -373,12 +373,20 @@ def _grouped_trees(
             if len(touched) < 2:
                 continue
             directed = False
+            # flowcharts run down or to the right: the source is the top box, or the left box when it stands
+            # further apart to the left of all the others than the top box stands above them
             ordered = sorted(touched, key=lambda bi: (boxes[bi].bbox.top, boxes[bi].bbox.x0))
+            by_x = sorted(touched, key=lambda bi: boxes[bi].bbox.x0)
+            left_gap = min(boxes[bi].bbox.x0 for bi in by_x[1:]) - boxes[by_x[0]].bbox.x1
+            top_gap = min(boxes[bi].bbox.top for bi in ordered[1:]) - boxes[ordered[0]].bbox.bottom
+            if left_gap > max(top_gap, 0.0):
+                ordered = by_x
             touched, targets = ordered[:1], ordered[1:]
             source_segments = target_segments.get(touched[0], set())
             warnings.append(
                 f"connector between {', '.join(boxes[b].id for b in ordered)} has no arrowhead; "
-                "assumed it points down the page"
+                f"assumed it runs from {boxes[ordered[0]].id} (down the page, or rightwards from a box standing "
+                "left of all the others)"
             )
         if not touched:
             warnings.append(

@@ -23,6 +23,7 @@ from dkg.parsing.models import (
     ParseResult,
     UnreadablePDFError,
 )
+from dkg.parsing.ocr_text import reconcile_note_keys
 from dkg.parsing.textlayout import Line, TextBlock, collapse, render, words_of
 from dkg.types import HeadTailEdge
 
@@ -105,6 +106,7 @@ class DocumentParser:
         self._pdfium: Any = None
         self._pages: dict[int, _PageState] = {}
         self._codes: dict[str, int] = {}
+        self._footers: dict[int, str] = {}
 
     def state(self, index: int) -> _PageState:
         """Primitives → layout of page ``index`` (0-based), parsed once."""
@@ -148,6 +150,10 @@ class DocumentParser:
     def _ocr_primitives(self, index: int, width: float, height: float) -> Any:
         from dkg.parsing.raster import raster_primitives
 
+        return raster_primitives(self._render(index), index + 1, width, height)
+
+    def _render(self, index: int) -> Any:
+        """Greyscale numpy image of page ``index`` at the parser's dpi."""
         if self._pdfium is None:
             import pypdfium2 as pdfium
 
@@ -155,29 +161,45 @@ class DocumentParser:
             self._stack.callback(self._pdfium.close)
         page = self._pdfium[index]
         try:
-            bitmap = page.render(scale=self.dpi / 72, grayscale=True)
-            image = bitmap.to_numpy()
+            image = page.render(scale=self.dpi / 72, grayscale=True).to_numpy()
         finally:
             page.close()
-        if image.ndim == 3:
-            image = image[:, :, 0]
-        return raster_primitives(image, index + 1, width, height)
+        return image[:, :, 0] if image.ndim == 3 else image
+
+    def _footer_text(self, index: int) -> str:
+        """OCR of the top and bottom bands of page ``index`` only, where the page code is printed: finding a
+        link's target page this way costs a fraction of reading the whole page. Read once per page."""
+        from dkg.parsing.raster import footer_text
+
+        if index not in self._footers:
+            self._footers[index] = footer_text(self._render(index))
+        return self._footers[index]
 
     def page_for_code(self, code: str) -> int | None:
         """0-based index of the page whose footer prints ``code``."""
         if code in self._codes:
             return self._codes[code]
-        for index in range(self.page_count):
+        # codes usually number the pages in order: look near page N first
+        number = int(code.rsplit("-", 1)[1])
+        for index in sorted(range(self.page_count), key=lambda i: abs(i + 1 - number)):
             if index in self._pages:
                 continue
             try:
                 text = self.pdf.pages[index].extract_text() or ""
             except Exception:  # an unreadable page cannot hold the code we look for
                 continue
-            if code in PAGE_CODE.findall(text) or self.ocr is OCRMode.ALWAYS or not text.strip():
+            banded = self.ocr is OCRMode.ALWAYS or not text.strip()
+            if banded:
+                try:
+                    text = self._footer_text(index)
+                except Exception:  # an unrenderable page cannot hold the code we look for
+                    continue
+            if code in PAGE_CODE.findall(text):
                 self.state(index)
                 if code in self._codes:
                     return self._codes[code]
+                if banded:  # the band held the code even if the full page's OCR misread it
+                    return index
         return None
 
 
@@ -209,9 +231,14 @@ def _describe_open_error(path: Path, exc: BaseException) -> str:
 
 def _footnotes(lines: list[Line], code: str | None) -> dict[str, str]:
     """Footnotes in the bottom zone: a line opening with a (raised) marker starts one; close lines continue it."""
+    return dict(_footnote_entries(lines, code))
+
+
+def _footnote_entries(lines: list[Line], code: str | None) -> list[tuple[str, str]]:
+    """``(key, text)`` of each footnote entry in the bottom zone, top to bottom (keys as read; may repeat)."""
     footer_rows = [ln.bbox for ln in lines if PAGE_CODE.search(ln.plain) and (code is None or code in ln.plain)]
-    notes: dict[str, list[str]] = {}
-    current: str | None = None
+    notes: list[tuple[str, list[str]]] = []
+    current: list[str] | None = None
     previous: Line | None = None
     for line in sorted(lines, key=lambda ln: (ln.bbox.top, ln.bbox.x0)):
         plain = line.plain
@@ -220,29 +247,40 @@ def _footnotes(lines: list[Line], code: str | None) -> dict[str, str]:
             continue
         if line.starts_with_marker:
             marker = next(p for p in line.pieces if p.text.strip())
-            current = marker.keys[0]
             rest = "".join(p.text for p in line.pieces[line.pieces.index(marker) + 1:] if not p.is_marker)
-            notes[current] = [rest]
+            current = [rest]
+            notes.append((marker.keys[0], current))
             previous = line
             continue
         match = FOOTNOTE_LINE.match(plain)
         key = (match[1] or match[3]) if match else None
-        if match and key not in notes:
-            current = key
-            notes[key] = [match[2] or match[4]]
+        if match and key not in {k for k, _ in notes}:
+            current = [match[2] or match[4]]
+            notes.append((key, current))  # type: ignore[arg-type]
             previous = line
         elif current is not None and previous is not None and (
             line.bbox.top - previous.bbox.bottom <= 0.8 * line.size and line.bbox.x0 >= previous.bbox.x0 - 2
         ):
-            notes[current].append(plain)
+            current.append(plain)
             previous = line
         else:
             current = None
-    out = {}
-    for key, parts in notes.items():
+    out = []
+    for key, parts in notes:
         block = TextBlock([Line([_piece(p)], lines[0].bbox, lines[0].size) for p in parts])
-        out[key] = render(block)[1]
+        out.append((key, render(block)[1]))
     return out
+
+
+def _page_notes(state: _PageState) -> dict[str, str]:
+    """The page's footnotes by key. On OCR pages the tiny keys opening the entries are often misread, so they
+    are reconciled with the (larger, better read) marker keys used in the page's boxes."""
+    entries = _footnote_entries(state.layout.bottom, state.layout.code)
+    if state.source != "ocr" or not entries:
+        return dict(entries)
+    used = [key for box in state.layout.boxes if box.block is not None for key in box.block.markers]
+    keys = reconcile_note_keys([key for key, _ in entries], used)
+    return {key: text for key, (_, text) in zip(keys, entries, strict=True)}
 
 
 def _piece(text: str) -> Any:
@@ -282,7 +320,7 @@ def parse_pdf(
         global_notes: dict[str, str] = {}
         for index in indices:
             state = doc.state(index)
-            global_notes = {**_footnotes(state.layout.bottom, state.layout.code), **global_notes}
+            global_notes = {**_page_notes(state), **global_notes}
         for index in indices:
             result.pages.append(_finish_page(doc, doc.state(index), known, global_notes, set()))
     return result
@@ -301,13 +339,13 @@ def _box_texts(state: _PageState, notes: dict[str, str], known: set[str],
 
 
 def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global_notes: dict[str, str],
-                 visiting: set[int]) -> ParsedPage:
+                 visiting: set[int], resolve_links: bool = True) -> ParsedPage:
     layout = state.layout
     number = state.index + 1
     page = ParsedPage(number=number, source=state.source, width=0.0, height=0.0, code=layout.code,
                       seconds=state.seconds)
     issues = list(state.issues)
-    notes = {**global_notes, **_footnotes(layout.bottom, layout.code)}
+    notes = {**global_notes, **_page_notes(state)}
     page.footnotes = notes
     texts = _box_texts(state, notes, known, issues)
     prims_links = state.links
@@ -320,13 +358,13 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
             for link in prims_links:
                 if link.bbox.distance_to_box(raw.bbox) <= 1:
                     box.link_page = link.target_page
-        if box.link_code and box.link_page is None:
+        if resolve_links and box.link_code and box.link_page is None:
             box.link_page = doc.page_for_code(box.link_code)
         page.boxes.append(box)
     boxes = {b.id: b for b in page.boxes}
     resolved: dict[str, tuple[str, str, str]] = {}
     for box in page.boxes:
-        if box.link_code is None and box.link_page is None:
+        if not resolve_links or (box.link_code is None and box.link_page is None):
             continue
         target = _entry_text(doc, box.link_page, known, global_notes, visiting | {state.index})
         if target is None:
@@ -387,8 +425,12 @@ def _entry_text(doc: DocumentParser, index: int | None, known: set[str], global_
     if index is None or index in visiting or not 0 <= index < doc.page_count:
         return None
     state = doc.state(index)
-    page = _finish_page(doc, state, known, global_notes, visiting)
+    # only the entry box is needed: the target page's own links are not followed (each would parse more pages)
+    page = _finish_page(doc, state, known, global_notes, visiting, resolve_links=False)
     entry = page.entry_box()
     if entry is None:
         return None
+    if entry.link_code is not None:  # the page opens with a link box: follow that one link
+        target = doc.page_for_code(entry.link_code)
+        return _entry_text(doc, target, known, global_notes, visiting | {index})
     return entry.id, entry.original, entry.text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable
 
 LETTERS = string.ascii_lowercase
 _ROMAN_WORD = re.compile(r"(?<![A-Za-z0-9'\u2019])([IVXl|]{1,4}(?:[-\u2013][IVXl|]{1,4})?)(?![A-Za-z0-9'\u2019])")
@@ -74,3 +75,42 @@ def fix_roman_numerals(text: str) -> str:
         return word.replace("l", "I").replace("|", "I")
 
     return _ROMAN_WORD.sub(repl, text)
+
+
+def reconcile_note_keys(reads: list[str], used: Iterable[str]) -> list[str]:
+    """Keys of a page's footnote entries (top to bottom), from OCR reads of their tiny raised keys and the
+    keys of the (larger, better read) markers used in the page's boxes.
+
+    Footnote lists run in key order, so the entries are matched to the sorted used keys, order preserved,
+    agreeing with as many reads as possible. An entry takes a key its read does not confirm only when the
+    order leaves it no other choice; when fewer keys are used than there are entries, the reads are kept.
+
+    >>> reconcile_note_keys(["a", "b", "", "e", "f", "x"], ["k", "a", "b", "c", "e", "f"])
+    ['a', 'b', 'c', 'e', 'f', 'k']
+    >>> reconcile_note_keys(["a", "q"], ["a", "c", "d"])
+    ['a', 'q']
+    """
+    candidates = sorted(set(used), key=lambda k: (len(k), k))
+    n, m = len(reads), len(candidates)
+    if n == 0 or m < n:
+        return list(reads)
+    # best[i][j]: most agreeing reads when entries i.. take keys from candidates j.. in order
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            take = (reads[i] == candidates[j]) + best[i + 1][j + 1] if m - j >= n - i else -1
+            skip = best[i][j + 1] if m - j - 1 >= n - i else -1
+            best[i][j] = max(take, skip)
+    picked, j = [], 0
+    for i in range(n):
+        while m - j - 1 >= n - i and best[i][j + 1] >= (reads[i] == candidates[j]) + best[i + 1][j + 1]:
+            j += 1
+        picked.append(j)
+        j += 1
+    out = []
+    for i, j in enumerate(picked):
+        low = picked[i - 1] + 1 if i else 0
+        high = picked[i + 1] - 1 if i + 1 < n else m - 1
+        # a key the reads do not confirm is used only when the order leaves no other choice
+        out.append(candidates[j] if reads[i] == candidates[j] or low == high else reads[i])
+    return out

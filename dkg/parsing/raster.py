@@ -17,6 +17,7 @@ import numpy as np
 from dkg.parsing.assemble import _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+from dkg.parsing.ocr_text import clean_marker_read, fix_roman_numerals
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
@@ -71,6 +72,7 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
     contours, hierarchy = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     box_mask = np.zeros_like(ink)
     interior = np.zeros_like(ink)
+    box_regions: list[np.ndarray] = []
     stroke = max(2, int(round(1.6 * ppt)))
     if hierarchy is not None:
         for index, contour in enumerate(contours):
@@ -108,6 +110,7 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
                         (y + ch) * sy + stroke * sy)
             prims.shapes.append(Shape(tuple(to_pt(px, py) for px, py in pts), bbox, False, True, kind))
             cv2.drawContours(interior, [contour], -1, 255, thickness=cv2.FILLED)
+            box_regions.append(contour)
             cv2.drawContours(box_mask, [contour], -1, 255, thickness=cv2.FILLED)
             cv2.drawContours(box_mask, [contour], -1, 255, thickness=2 * stroke + 3)
     inner = cv2.erode(interior, np.ones((3, 3), np.uint8), iterations=max(1, stroke // 2))
@@ -118,12 +121,15 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
     glyph_mask = np.zeros_like(ink)
     glyph_max = 18 * ppt
     dash_like = []
+    upright = []
     glyph_boxes = []
     for label in range(1, count):
         x, y, cw, ch, area = stats[label]
         if cw <= glyph_max and ch <= glyph_max:
             if ch <= 2.0 * ppt and cw >= 2 * ch and cw >= 2.5 * ppt:
                 dash_like.append(label)
+            elif cw <= 2.0 * ppt and ch >= 2 * cw and ch >= 2.5 * ppt:
+                upright.append(label)  # a dash of a vertical dashed line, or an l, I, 1 or !
             else:
                 glyph_boxes.append((x, y, x + cw, y + ch))
                 glyph_mask[labels == label] = 255
@@ -133,6 +139,12 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
         right = any(abs(gx0 - (x + cw)) <= 3 * ppt and gy0 <= y + ch and gy1 >= y
                     for gx0, gy0, gx1, gy1 in glyph_boxes)
         if left and right:
+            glyph_mask[labels == label] = 255
+    for label in upright:
+        # a letter stands in a word: another glyph beside it on the same line
+        x, y, cw, ch, _ = stats[label]
+        if any((abs(gx1 - x) <= 3 * ppt or abs(gx0 - (x + cw)) <= 3 * ppt) and gy0 <= y + ch and gy1 >= y
+               for gx0, gy0, gx1, gy1 in glyph_boxes):
             glyph_mask[labels == label] = 255
     strokes = cv2.bitwise_and(outside, cv2.bitwise_not(glyph_mask))
 
@@ -160,14 +172,76 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
         for x1, y1, x2, y2 in found.reshape(-1, 4):
             prims.segments.append(Segment(to_pt(x1, y1), to_pt(x2, y2)))
 
-    # OCR once on an image holding only text pixels
+    # OCR on images holding only text pixels: the box interiors as one block of text each, the rest sparse
     text_mask = cv2.bitwise_or(cv2.bitwise_and(ink, inner), glyph_mask)
     text_mask = cv2.dilate(text_mask, np.ones((3, 3), np.uint8))
     text_image = np.where(text_mask > 0, gray, 255).astype(np.uint8)
     if np.count_nonzero(text_mask) > 0:
         text_ink = cv2.bitwise_and(ink, text_mask)
-        prims.tokens = _tokens_from_hocr(ocr_hocr(text_image), gray, text_ink, sx, sy)
+        free_image = np.where(interior > 0, 255, text_image).astype(np.uint8)
+        crops = _box_crops(text_image, box_regions) + _free_crops(free_image, ppt)
+        prims.tokens = _tokens_from_words(_sheet_words(crops), gray, text_ink, sx, sy)
     return prims
+
+
+def _box_crops(text_image: np.ndarray, contours: list[np.ndarray]) -> list[tuple[np.ndarray, int, int]]:
+    """``(crop, x, y)`` of each box interior's text pixels (a box nested in another is blanked from it)."""
+    owner = np.full(text_image.shape, -1, dtype=np.int32)
+    order = sorted(range(len(contours)), key=lambda i: -cv2.contourArea(contours[i]))
+    for index in order:  # larger first, so each pixel ends up with the smallest box holding it
+        cv2.drawContours(owner, [contours[index]], -1, index, thickness=cv2.FILLED)
+    out = []
+    for index, contour in enumerate(contours):
+        x, y, cw, ch = cv2.boundingRect(contour)
+        region = owner[y: y + ch, x: x + cw] == index
+        crop = np.where(region, text_image[y: y + ch, x: x + cw], 255).astype(np.uint8)
+        if np.count_nonzero(crop < 128):
+            out.append((crop, x, y))
+    return out
+
+
+def _free_crops(free_image: np.ndarray, ppt: float) -> list[tuple[np.ndarray, int, int]]:
+    """``(crop, x, y)`` of each block of text outside the boxes (title, labels, footnotes, footer): glyphs
+    closer than about a word gap sideways and a line gap vertically form one block."""
+    ink = (free_image < 128).astype(np.uint8)
+    if not ink.any():
+        return []
+    joined = cv2.dilate(ink, np.ones((max(3, int(3 * ppt)), max(3, int(4 * ppt))), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    out = []
+    for label in range(1, count):
+        x, y, cw, ch, _ = stats[label]
+        crop = free_image[y: y + ch, x: x + cw]
+        if np.count_nonzero(crop < 128) >= 6:
+            out.append((crop, int(x), int(y)))
+    return out
+
+
+def _sheet_words(crops: list[tuple[np.ndarray, int, int]]) -> list[list[list[_Char]]]:
+    """OCR text crops in one tesseract call: stacked on one sheet, each read as a block of text (``--psm 6``
+    reads a centred multi-line box or a footnote block far better than a sparse pass over the whole page).
+    Returns the words of each crop, in page pixels."""
+    if not crops:
+        return []
+    gap = 40
+    width = max(c.shape[1] for c, _, _ in crops) + 2 * gap
+    sheet = np.full((sum(c.shape[0] + gap for c, _, _ in crops) + gap, width), 255, dtype=np.uint8)
+    spans = []
+    top = gap
+    for crop, _, _ in crops:
+        sheet[top: top + crop.shape[0], gap: gap + crop.shape[1]] = crop
+        spans.append((top, top + crop.shape[0]))
+        top += crop.shape[0] + gap
+    out: list[list[list[_Char]]] = [[] for _ in crops]
+    for word in _hocr_words(ocr_hocr(sheet, psm=6)):
+        center = (min(c.box[1] for c in word) + max(c.box[3] for c in word)) / 2
+        index = next((i for i, (a, b) in enumerate(spans) if a - gap / 2 <= center <= b + gap / 2), None)
+        if index is None:
+            continue
+        dx, dy = crops[index][1] - gap, crops[index][2] - spans[index][0]
+        out[index].append([_Char(c.text, (c.box[0] + dx, c.box[1] + dy, c.box[2] + dx, c.box[3] + dy))
+                           for c in word])
+    return out
 
 
 def _fenced(ink: np.ndarray, corners: np.ndarray, stroke: int) -> bool:
@@ -202,7 +276,8 @@ def _grow(points: np.ndarray, amount: float) -> list[tuple[float, float]]:
 _BBOX = re.compile(r"(?:bbox|x_bboxes) (\d+) (\d+) (\d+) (\d+)")
 
 
-def _tokens_from_hocr(hocr: str, gray: np.ndarray, ink: np.ndarray, sx: float, sy: float) -> list[Token]:
+def _hocr_words(hocr: str) -> list[list[_Char]]:
+    """Words of a tesseract hOCR page as glyph lists; low-confidence words without a letter or digit dropped."""
     try:
         root = ET.fromstring(hocr.encode("utf-8"))
     except ET.ParseError:
@@ -220,15 +295,22 @@ def _tokens_from_hocr(hocr: str, gray: np.ndarray, ink: np.ndarray, sx: float, s
         conf = re.search(r"x_wconf (\d+)", word.get("title") or "")
         if chars and not (conf and int(conf[1]) < 25 and not any(c.text.isalnum() for c in chars)):
             words.append(chars)
+    return words
+
+
+def _tokens_from_words(groups: list[list[list[_Char]]], gray: np.ndarray, ink: np.ndarray, sx: float, sy: float
+                       ) -> list[Token]:
+    """Tokens of word groups (one per box, one for the free text); rows never span two groups."""
     tokens: list[Token] = []
     pending: list[tuple[int, np.ndarray]] = []
-    for row in _rows(words):
-        tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending))
+    for words in groups:
+        for row in _rows(words):
+            tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending))
     return reread_markers(tokens, pending)
 
 
 def _rows(words: list[list[_Char]]) -> list[list[list[_Char]]]:
-    """Group OCR words into text rows by vertical overlap (tesseract's sparse mode splits lines apart)."""
+    """Group the OCR words of one text block into rows by vertical overlap, each row left to right."""
     def extent(word: list[_Char]) -> tuple[int, int, int]:
         return min(c.box[1] for c in word), max(c.box[3] for c in word), min(c.box[0] for c in word)
 
@@ -236,33 +318,13 @@ def _rows(words: list[list[_Char]]) -> list[list[list[_Char]]]:
     rows: list[tuple[list[int], list[list[_Char]]]] = []
     for word in ordered:
         top, bottom, _ = extent(word)
-        placed = False
         for span, members in rows:
-            overlap = min(span[1], bottom) - max(span[0], top)
-            if overlap >= 0.5 * (bottom - top):
-                left = extent(word)[2]
-                near = any(abs(left - max(c.box[2] for c in m)) < 6 * (span[1] - span[0])
-                           or abs(min(c.box[0] for c in m) - max(c.box[2] for c in word)) < 6 * (span[1] - span[0])
-                           for m in members)
-                if near:
-                    members.append(word)
-                    placed = True
-                    break
-        if not placed:
+            if min(span[1], bottom) - max(span[0], top) >= 0.5 * (bottom - top):
+                members.append(word)
+                break
+        else:
             rows.append(([top, bottom], [word]))
     return [sorted(members, key=lambda w: extent(w)[2]) for _, members in rows]
-
-
-def _ink_profile(ink: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Per-column lowest ink row (absolute y; -1 where a column is empty) and the top ink row of a box."""
-    x0, y0, x1, y1 = box
-    crop = ink[max(0, y0): y1 + 1, max(0, x0): x1 + 1] > 0
-    if crop.size == 0 or not crop.any():
-        return np.full(max(1, x1 - x0 + 1), -1), np.zeros(0, dtype=bool), y0
-    has = crop.any(axis=0)
-    bottoms = np.where(has, crop.shape[0] - 1 - np.argmax(crop[::-1], axis=0) + max(0, y0), -1)
-    top = int(np.argmax(crop.any(axis=1))) + max(0, y0)
-    return bottoms, has, top
 
 
 def _word_box(word: list[_Char]) -> tuple[int, int, int, int]:
@@ -272,69 +334,132 @@ def _word_box(word: list[_Char]) -> tuple[int, int, int, int]:
 
 def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx: float, sy: float,
                  pending: list[tuple[int, np.ndarray]]) -> list[Token]:
-    """Tokens of one text row. Superscripts are found in the pixels (glyph bottoms well above the row's
-    baseline), not from tesseract's glyph boxes, which are unreliable for small raised letters."""
+    """Tokens of one text row. Superscripts are found in the row's pixels (glyph runs well above the row's
+    baseline), not from tesseract's word or glyph boxes, which are unreliable for small raised letters."""
     boxes = [_word_box(w) for w in words]
-    profiles = [_ink_profile(ink, b) for b in boxes]
-    word_bottoms = []
-    for bottoms, has, _ in profiles:
-        if has.any():
-            word_bottoms.append(float(np.percentile(bottoms[has], 70)))
-    if not word_bottoms:
+    top = min(b[1] for b in boxes)
+    reach = max(b[3] for b in boxes) - top
+    # widened sideways: tesseract often gives a raised key that opens or ends the row no word at all
+    row_box = (max(0, min(b[0] for b in boxes) - reach), max(0, top - int(0.4 * reach)),
+               max(b[2] for b in boxes) + reach // 2, max(b[3] for b in boxes))
+    # a blob cut by the crop's top edge is the descender of the row above
+    blobs = [b for b in _blobs(ink, row_box, pad=0) if b[1] > row_box[1] or row_box[1] == 0]
+    metrics = row_metrics(blobs)
+    if metrics is None:
         return []
-    baseline = statistics.median(word_bottoms)
-    tops = [top for (_, has, top) in profiles if has.any()]
-    height = max(baseline - statistics.median(tops), 4.0)
+    baseline, height = metrics
     size = height * sy / 0.72
-    limit = baseline - 0.3 * height
-    high = baseline - 0.75 * height
+    runs = superscript_runs(blobs, baseline, height)
+
+    standing = [((b[0] + b[2]) / 2) for b in blobs if b[3] >= baseline - 0.3 * height and b[3] - b[1] >= 0.3 * height]
+
+    def run_of(char: _Char) -> int | None:
+        center = (char.box[0] + char.box[2]) / 2
+        if any(char.box[0] <= c <= char.box[2] for c in standing):
+            return None  # tesseract's box of a real glyph that it stretched over the marker beside it
+        return next((ri for ri, (r0, r1) in enumerate(runs) if r0 - 1 <= center <= r1 + 1), None)
+
+    def near_run(char: _Char) -> bool:
+        return any(char.box[2] >= r0 - 0.3 * height and char.box[0] <= r1 + 0.3 * height for r0, r1 in runs)
+
     out: list[Token] = []
-    for wi, (word, box, (_, has, _top)) in enumerate(zip(words, boxes, profiles, strict=True)):
+    for wi, (word, box) in enumerate(zip(words, boxes, strict=True)):
+        parts: list[list[_Char]] = [[]]
+        for char in word:
+            if run_of(char) is None:
+                parts[-1].append(char)
+            elif parts[-1]:
+                parts.append([])
+        for chars in parts:
+            # tesseract's guesses at a raised glyph (``TKI?``) that fell just outside the run
+            while len(chars) > 1 and chars[-1].text in MISREAD_MARKS and near_run(chars[-1]):
+                chars.pop()
+            while len(chars) > 1 and chars[0].text in MISREAD_MARKS and near_run(chars[0]):
+                chars.pop(0)
+        parts = [p for p in parts if p]
+        if not parts:
+            continue  # the whole word is a marker
         if wi:
             prev = boxes[wi - 1]
             out.append(Token(" ", BBox(prev[2] * sx, prev[1] * sy, box[0] * sx, prev[3] * sy), size))
-        if not has.any():
-            continue
-        cut = _superscript_cut(ink, box, limit, high)
-        text = "".join(c.text for c in word)
-        if cut == box[0] and len(text) <= 4:
-            out.extend(_marker_tokens(word, gray, sx, sy, size, pending))
-        elif cut is not None and cut > box[0]:
-            body = [c for c in word if (c.box[0] + c.box[2]) / 2 < cut] or word[:1]
-            while len(body) > 1 and body[-1].text in MISREAD_MARKS:
-                body = body[:-1]  # tesseract's guess at the raised glyph, re-read separately below
-            out.append(_word_token(body, sx, sy, size, right=cut))
-            out.extend(_marker_tokens([_Char("?", (cut, box[1], box[2], int(limit)))], gray, sx, sy, size, pending))
-        else:
-            out.append(_word_token(word, sx, sy, size))
+        out.extend(_word_token(chars, sx, sy, size) for chars in parts)
+    for r0, r1 in runs:
+        top = int(baseline - 1.3 * height)
+        out.extend(_marker_tokens([_Char("?", (int(r0), top, int(r1), int(baseline - 0.3 * height)))],
+                                  gray, sx, sy, size, pending))
     return out
 
 
-def _superscript_cut(ink: np.ndarray, box: tuple[int, int, int, int], limit: float, high: float) -> int | None:
-    """x where trailing raised glyphs start (separate blobs above the baseline reaching cap height), the
-    word's left edge when the whole word is raised, or None."""
+def row_metrics(blobs: list[tuple[int, int, int, int]]) -> tuple[float, float] | None:
+    """``(baseline y, cap height)`` of one text row from its ink blobs ``(x0, y0, x1, y1)``.
+
+    The baseline is the height-weighted median of blob bottoms (small raised markers and the few descenders
+    barely move it); the cap height is a high percentile of the heights of the blobs standing on it.
+
+    >>> row_metrics([(0, 0, 5, 20), (6, 8, 10, 20), (11, 0, 15, 20), (16, 0, 19, 6), (20, 8, 24, 26)])
+    (20.0, 20.0)
+    """
+    if not blobs:
+        return None
+    weighted = sorted((b[3], b[3] - b[1]) for b in blobs)
+    total = sum(w for _, w in weighted)
+    acc = 0.0
+    baseline = float(weighted[-1][0])
+    for bottom, weight in weighted:
+        acc += weight
+        if acc >= total / 2:
+            baseline = float(bottom)
+            break
+    tallest = max(w for _, w in weighted)
+    tol = max(2.0, 0.1 * tallest)
+    standing = [b[3] - b[1] for b in blobs if abs(b[3] - baseline) <= tol]
+    height = float(np.percentile(standing, 80)) if standing else float(tallest)
+    return baseline, max(height, 4.0)
+
+
+def superscript_runs(blobs: list[tuple[int, int, int, int]], baseline: float, height: float
+                     ) -> list[tuple[float, float]]:
+    """x spans of raised glyph runs (footnote markers) in one text row's ink blobs ``(x0, y0, x1, y1)``.
+
+    A raised blob ends well above the baseline and is not the dot or accent over a grounded glyph; a run is
+    raised blobs close together with no grounded glyph between them, and at least one of them reaches up to
+    cap height and is letter-sized (not a hyphen, dash or apostrophe).
+
+    >>> superscript_runs([(0, 0, 10, 20), (11, 0, 15, 8), (16, 4, 17, 9), (18, 0, 22, 8)], 20.0, 20.0)
+    [(11.0, 22.0)]
+    """
+    limit = baseline - 0.3 * height
+    grounded = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) >= 0.3 * height]
+    raised = [b for b in blobs if b[3] < limit and not any(
+        min(b[2], g[2]) - max(b[0], g[0]) > 0.5 * (b[2] - b[0]) for g in grounded)]
+    raised.sort(key=lambda b: b[0])
+    runs: list[list[tuple[int, int, int, int]]] = []
+    for blob in raised:
+        if runs:
+            last = runs[-1]
+            right = max(b[2] for b in last)
+            between = any(g[0] >= right - 1 and g[2] <= blob[0] + 1 for g in grounded)
+            if blob[0] - right <= 0.5 * height and not between:
+                last.append(blob)
+                continue
+        runs.append([blob])
+    out = []
+    for run in runs:
+        letter = any(b[1] <= baseline - 0.75 * height and (b[3] - b[1]) >= 0.3 * height
+                     and (b[2] - b[0]) >= 0.12 * height for b in run)
+        if letter:
+            out.append((float(min(b[0] for b in run)), float(max(b[2] for b in run))))
+    return out
+
+
+def _blobs(ink: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> list[tuple[int, int, int, int]]:
     x0, y0, x1, y1 = box
-    pad = 2
     ox, oy = max(0, x0 - pad), max(0, y0 - pad)
     crop = ink[oy: y1 + pad + 1, ox: x1 + pad + 1]
     if crop.size == 0:
-        return None
+        return []
     count, _, stats, _ = cv2.connectedComponentsWithStats((crop > 0).astype(np.uint8), connectivity=8)
-    blobs = [(ox + st[0], oy + st[1], ox + st[0] + st[2], oy + st[1] + st[3]) for st in stats[1:count]
-             if st[4] >= 3]
-    if not blobs:
-        return None
-    height = (limit - high) / 0.45 if limit > high else 1.0
-    # commas and dots between marker letters ("a,f") are too small to count as grounded glyphs
-    grounded = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) >= 0.4 * height]
-    raised = [b for b in blobs if b[3] < limit]
-    if not grounded:
-        return x0 if any(b[1] <= high for b in raised) else None
-    right = max(b[2] for b in grounded)
-    trailing = [b for b in raised if b[0] >= right - 1]
-    if trailing and any(b[1] <= high for b in trailing):
-        return min(b[0] for b in trailing)
-    return None
+    return [(ox + st[0], oy + st[1], ox + st[0] + st[2], oy + st[1] + st[3]) for st in stats[1:count] if st[4] >= 3]
 
 
 def _word_token(chars: list[_Char], sx: float, sy: float, size: float, right: int | None = None) -> Token:
@@ -342,7 +467,8 @@ def _word_token(chars: list[_Char], sx: float, sy: float, size: float, right: in
     if right is not None:
         x1 = min(x1, right)
     # one token per word keeps tesseract's character order (its glyph boxes overlap)
-    return Token("".join(c.text for c in chars), BBox(x0 * sx, y0 * sy, max(x1, x0 + 1) * sx, y1 * sy), size)
+    text = fix_roman_numerals("".join(c.text for c in chars))
+    return Token(text, BBox(x0 * sx, y0 * sy, max(x1, x0 + 1) * sx, y1 * sy), size)
 
 
 def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, size: float,
@@ -396,9 +522,27 @@ def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -
     out = []
     for token in tokens:
         reread = by_id.get(id(token))
-        if reread:
-            cleaned = "".join(ch for ch in reread.replace(".", ",").lower() if ch in MARKER_CHARS).strip(",")
-            if cleaned:
-                token = Token(cleaned, token.bbox, token.size)
-        out.append(token)
+        cleaned = clean_marker_read(reread, MARKER_CHARS.replace(",", "")) if reread else ""
+        out.extend(_key_tokens(cleaned.split(","), token) if cleaned else [token])
     return out
+
+
+def _key_tokens(keys: list[str], token: Token) -> list[Token]:
+    """One marker token per key, commas between, spread over the run's box (text layout reads them as one
+    marker, as it does the glyphs of a born-digital ``a,b``)."""
+    text = ",".join(keys)
+    step = token.bbox.width / len(text)
+    out = []
+    for index, char in enumerate(text):
+        x0 = token.bbox.x0 + index * step
+        out.append(Token(char, BBox(x0, token.bbox.top, x0 + step, token.bbox.bottom), token.size))
+    return out
+
+
+def footer_text(gray: np.ndarray, band: float = 0.14) -> str:
+    """Plain OCR text of a page's top and bottom bands (where page codes are printed), one tesseract call."""
+    h = gray.shape[0]
+    cut = max(1, int(band * h))
+    sheet = np.vstack([gray[:cut], np.full((40, gray.shape[1]), 255, dtype=gray.dtype), gray[h - cut:]])
+    words = _hocr_words(ocr_hocr(np.ascontiguousarray(sheet), psm=11))
+    return " ".join("".join(c.text for c in word) for word in words)

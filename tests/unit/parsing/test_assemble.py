@@ -71,6 +71,16 @@ def test_side_box_without_connector_and_undirected_line() -> None:
     assert any("no arrowhead" in w for w in layout.warnings)
 
 
+def test_undirected_branching_line_runs_from_the_box_left_of_all_others() -> None:
+    # a trunk from the left box branching to two boxes on the right, drawn without arrowheads
+    boxes = [rect(50, 150, 150, 190), rect(250, 100, 350, 140), rect(250, 200, 350, 240)]
+    segs = [Segment((150, 170), (200, 170), path=1), Segment((200, 120), (200, 220), path=1),
+            Segment((200, 120), (250, 120), path=1), Segment((200, 220), (250, 220), path=1)]
+    prims = page(shapes=boxes, segments=segs,
+                 tokens=text("S", 90, 160) + text("T", 290, 110) + text("U", 290, 210))
+    assert edges(assemble(prims)) == {("S", "T"), ("S", "U")}
+
+
 def test_block_arrow_polygon_is_a_connector() -> None:
     boxes = [rect(50, 100, 150, 140), rect(50, 200, 150, 240)]
     arrow = ((94, 143), (106, 143), (106, 188), (112, 188), (100, 198), (88, 188), (94, 188))

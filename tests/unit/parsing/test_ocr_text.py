@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.parsing.ocr_text import clean_marker_read, fix_roman_numerals, infer_key_sequence
+from dkg.parsing.ocr_text import clean_marker_read, fix_roman_numerals, infer_key_sequence, reconcile_note_keys
 
 
 def test_key_sequence_fills_unreadable_keys_from_order() -> None:
@@ -45,3 +45,25 @@ def test_clean_marker_read(read: str, allowed: str, expected: str) -> None:
 ])
 def test_fix_roman_numerals(text: str, expected: str) -> None:
     assert fix_roman_numerals(text) == expected
+
+
+def test_note_keys_follow_the_sorted_marker_keys_when_counts_match() -> None:
+    # the tiny keys of entries 3 and 6 were misread; the boxes use exactly six keys
+    assert reconcile_note_keys(["a", "b", "?", "e", "f", "x"], ["f", "a", "k", "c", "b", "e", "a"]) == [
+        "a", "b", "c", "e", "f", "k"]
+
+
+def test_note_keys_fill_a_gap_only_when_the_order_forces_it() -> None:
+    # boxes use a, c, d, e: the entry between "a" and "d" can only be "c"
+    assert reconcile_note_keys(["a", "", "d"], ["a", "c", "d", "e"]) == ["a", "c", "d"]
+    # the last entry could be "d" or "e": its read is kept
+    assert reconcile_note_keys(["a", "c", "q"], ["a", "c", "d", "e"]) == ["a", "c", "q"]
+
+
+def test_note_keys_kept_when_fewer_keys_are_used_than_entries() -> None:
+    assert reconcile_note_keys(["a", "b", "c"], ["a", "b"]) == ["a", "b", "c"]
+    assert reconcile_note_keys([], ["a"]) == []
+
+
+def test_note_keys_sort_numbers_by_value() -> None:
+    assert reconcile_note_keys(["", "", ""], ["10", "2", "9"]) == ["2", "9", "10"]

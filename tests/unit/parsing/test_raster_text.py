@@ -1,0 +1,47 @@
+"""Pure raster text geometry: row baseline and cap height, raised marker runs, per-key marker tokens."""
+
+from __future__ import annotations
+
+from dkg.parsing.geometry import BBox
+from dkg.parsing.models import Token
+from dkg.parsing.raster import _key_tokens, row_metrics, superscript_runs
+
+# one row, baseline y=100, cap height 30: "TKI" then a raised "a,b" then "or"
+T, K, EYE = (0, 70, 20, 100), (22, 70, 42, 100), (44, 70, 48, 100)
+A, COMMA, B = (50, 64, 58, 80), (59, 76, 61, 82), (62, 60, 70, 80)
+OH, R = (80, 80, 95, 100), (97, 80, 108, 100)
+ROW = [T, K, EYE, A, COMMA, B, OH, R]
+
+
+def test_row_metrics_ignore_raised_markers_and_descenders() -> None:
+    descender = (110, 80, 125, 110)
+    assert row_metrics([*ROW, descender]) == (100.0, 30.0)
+    assert row_metrics([]) is None
+
+
+def test_raised_letters_and_their_comma_make_one_run() -> None:
+    assert superscript_runs(ROW, 100.0, 30.0) == [(50.0, 70.0)]
+
+
+def test_a_run_opening_the_row_is_found_too() -> None:
+    # a footnote entry: raised key, then its text
+    assert superscript_runs([(0, 64, 8, 80), (12, 70, 32, 100), (34, 80, 50, 100)], 100.0, 30.0) == [(0.0, 8.0)]
+
+
+def test_hyphens_dots_and_i_dots_are_not_markers() -> None:
+    hyphen = (50, 86, 58, 90)
+    i_stem, i_dot = (60, 80, 64, 100), (60, 68, 64, 73)
+    period_high = (70, 92, 73, 95)
+    assert superscript_runs([T, K, hyphen, i_stem, i_dot, period_high], 100.0, 30.0) == []
+
+
+def test_grounded_glyph_between_raised_blobs_splits_runs() -> None:
+    second = (110, 62, 118, 80)
+    assert superscript_runs([*ROW, second], 100.0, 30.0) == [(50.0, 70.0), (110.0, 118.0)]
+
+
+def test_key_tokens_spread_keys_and_commas_over_the_run() -> None:
+    tokens = _key_tokens(["a", "f"], Token("?", BBox(10.0, 0.0, 16.0, 4.0), 5.0))
+    assert [t.text for t in tokens] == ["a", ",", "f"]
+    assert [t.bbox.x0 for t in tokens] == [10.0, 12.0, 14.0]
+    assert all(t.size == 5.0 for t in tokens)
