@@ -29,7 +29,7 @@ from dkg.services.neo4j_server import LocalNeo4jServer
 
 RESULTS = PROJECT_ROOT / "bench" / "results" / "builder.json"
 PLOT = PROJECT_ROOT / "docs" / "img" / "builder_latency.png"
-BATCH_VERSIONS = 40  # guideline copies written per transaction while scaling up
+BATCH_VERSIONS = 100  # guideline copies written per transaction while scaling up (about 40k nodes+relations)
 
 
 def copies(templates: list[BuildInput], start: int, count: int) -> list[BuildInput]:

@@ -1,9 +1,10 @@
-// Schema of the retrieval layer (dkg/retrieval). Every statement is idempotent (IF NOT EXISTS).
+// Schema of the retrieval layer (dkg/retrieval). Every statement is idempotent (IF NOT EXISTS, or IF EXISTS to retire).
 
 // Static knowledge layer: MedQuAD CancerGov diseases and their answer sections.
 CREATE CONSTRAINT disease_name IF NOT EXISTS FOR (d:Disease) REQUIRE d.name IS UNIQUE;
 CREATE CONSTRAINT section_uid IF NOT EXISTS FOR (s:Section) REQUIRE s.uid IS UNIQUE;
-CREATE FULLTEXT INDEX section_text IF NOT EXISTS FOR (s:Section) ON EACH [s.text];
+// Retired: the full-text index was never queried (BM25 runs in dkg/retrieval/lexical.py).
+DROP INDEX section_text IF EXISTS;
 
 // Every embedded node carries a retrieval id `rid` (uid, or 'treatment:'/'disease:' + name).
 CREATE INDEX embedded_rid IF NOT EXISTS FOR (n:Embedded) ON (n.rid);

@@ -58,6 +58,7 @@ def load_cypher(name: str) -> str:
     return path.read_text()
 
 
+_IDEMPOTENT = re.compile(r"^\s*(CREATE\b.*\bIF NOT EXISTS\b|DROP\b.*\bIF EXISTS\b)", re.IGNORECASE | re.DOTALL)
 _SECTION = re.compile(r"^//\s*name:\s*([a-z_0-9]+)\s*$", re.MULTILINE)
 
 
@@ -184,8 +185,9 @@ class Graph:
         count = 0
         for path in paths:
             for statement in split_statements(path.read_text()):
-                if not re.search(r"\bIF NOT EXISTS\b", statement, re.IGNORECASE):
-                    raise GraphError(f"{path.name}: schema statement without IF NOT EXISTS: {statement[:80]}")
+                if not _IDEMPOTENT.search(statement):
+                    raise GraphError(f"{path.name}: schema statement must be CREATE … IF NOT EXISTS or "
+                                     f"DROP … IF EXISTS: {statement[:80]}")
                 with self._translate_errors(), self._driver.session(database=self.database) as session:
                     session.run(self._query(statement, None)).consume()
                 count += 1
