@@ -350,6 +350,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     baseline, height = metrics
     size = height * sy / 0.72
     runs = superscript_runs(blobs, baseline, height)
+    runs += _hinted_runs(words, blobs, runs, baseline, height)
 
     standing = [((b[0] + b[2]) / 2) for b in blobs if b[3] >= baseline - 0.3 * height and b[3] - b[1] >= 0.3 * height]
 
@@ -387,6 +388,27 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
         top = int(baseline - 1.3 * height)
         out.extend(_marker_tokens([_Char("?", (int(r0), top, int(r1), int(baseline - 0.3 * height)))],
                                   gray, sx, sy, size, pending))
+    return out
+
+
+def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]], runs: list[tuple[float, float]],
+                 baseline: float, height: float) -> list[tuple[float, float]]:
+    """Raised markers the blob test misses because the blur joined them to the letter before (``radiotherapy``
+    + raised ``g``), found where tesseract ends a word with a stray mark (``radiotherapy?``): the mark's box
+    holds ink reaching cap height and no dot on the baseline (which a real ``?`` or ``!`` has)."""
+    out: list[tuple[float, float]] = []
+    for word in words:
+        last = word[-1]
+        if len(word) < 2 or last.text not in MISREAD_MARKS:
+            continue
+        x0, x1 = last.box[0], last.box[2]
+        if any(r0 <= (x0 + x1) / 2 <= r1 for r0, r1 in runs):
+            continue
+        inside = [b for b in blobs if x0 <= (b[0] + b[2]) / 2 <= x1 or (b[0] < x1 and b[2] > x1)]
+        dot = any(b[3] >= baseline - 0.3 * height and b[3] - b[1] < 0.3 * height and x0 <= b[0] and b[2] <= x1 + 1
+                  for b in inside)
+        if inside and not dot and any(b[1] <= baseline - 0.75 * height for b in inside):
+            out.append((float(max(x0, word[-2].box[2] - 1)), float(x1)))
     return out
 
 
@@ -430,8 +452,11 @@ def superscript_runs(blobs: list[tuple[int, int, int, int]], baseline: float, he
     """
     limit = baseline - 0.3 * height
     grounded = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) >= 0.3 * height]
+    # the upper part of a ? or ! stands over its dot on the baseline
+    dots = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) < 0.3 * height]
     raised = [b for b in blobs if b[3] < limit and not any(
-        min(b[2], g[2]) - max(b[0], g[0]) > 0.5 * (b[2] - b[0]) for g in grounded)]
+        min(b[2], g[2]) - max(b[0], g[0]) > 0.5 * (b[2] - b[0]) for g in grounded) and not any(
+        b[0] - 1 <= (d[0] + d[2]) / 2 <= b[2] + 1 for d in dots)]
     raised.sort(key=lambda b: b[0])
     runs: list[list[tuple[int, int, int, int]]] = []
     for blob in raised:
@@ -522,8 +547,12 @@ def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -
     out = []
     for token in tokens:
         reread = by_id.get(id(token))
-        cleaned = clean_marker_read(reread, MARKER_CHARS.replace(",", "")) if reread else ""
-        out.extend(_key_tokens(cleaned.split(","), token) if cleaned else [token])
+        if reread is None:
+            out.append(token)
+            continue
+        cleaned = clean_marker_read(reread, MARKER_CHARS.replace(",", ""))
+        if cleaned:  # a raised run no key can be read from (a stray mark) is dropped, not kept as "?"
+            out.extend(_key_tokens(cleaned.split(","), token))
     return out
 
 

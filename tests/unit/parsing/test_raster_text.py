@@ -45,3 +45,8 @@ def test_key_tokens_spread_keys_and_commas_over_the_run() -> None:
     assert [t.text for t in tokens] == ["a", ",", "f"]
     assert [t.bbox.x0 for t in tokens] == [10.0, 12.0, 14.0]
     assert all(t.size == 5.0 for t in tokens)
+
+
+def test_the_top_of_a_question_mark_is_not_a_marker() -> None:
+    hook, dot = (50, 70, 62, 90), (54, 95, 58, 100)
+    assert superscript_runs([T, K, EYE, hook, dot], 100.0, 30.0) == []
