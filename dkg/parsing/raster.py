@@ -21,6 +21,7 @@ from dkg.parsing.ocr_text import clean_marker_read, fix_roman_numerals
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
+UNREAD_KEY = "?"
 MISREAD_MARKS = set("*?'\u2018\u2019\"!\u00ae\u00a9\u2122\u00b0^`")
 
 
@@ -133,6 +134,10 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
             else:
                 glyph_boxes.append((x, y, x + cw, y + ch))
                 glyph_mask[labels == label] = 255
+        elif ch <= glyph_max and ch >= 2.0 * ppt and is_text_chain(labels[y: y + ch, x: x + cw] == label):
+            # letters the blur joined into one long component (``high-dose``), not a connector
+            glyph_boxes.append((x, y, x + cw, y + ch))
+            glyph_mask[labels == label] = 255
     for label in dash_like:
         x, y, cw, ch, _ = stats[label]
         left = any(abs(gx1 - x) <= 3 * ppt and gy0 <= y + ch and gy1 >= y for gx0, gy0, gx1, gy1 in glyph_boxes)
@@ -242,6 +247,22 @@ def _sheet_words(crops: list[tuple[np.ndarray, int, int]]) -> list[list[list[_Ch
         out[index].append([_Char(c.text, (c.box[0] + dx, c.box[1] + dy, c.box[2] + dx, c.box[3] + dy))
                            for c in word])
     return out
+
+
+def is_text_chain(mask: np.ndarray) -> bool:
+    """True when a wide, one-line-high ink component is joined letters rather than a connector: columns
+    through letters cross several strokes (o, e, s), columns through a line or arrowhead cross one.
+
+    >>> line = np.zeros((9, 40), dtype=bool); line[4, :] = True; line[2:7, 36:] = True
+    >>> letters = np.zeros((9, 40), dtype=bool); letters[[1, 4, 7], :] = True; letters[:, ::8] = True
+    >>> is_text_chain(line), is_text_chain(letters)
+    (False, True)
+    """
+    filled = mask.any(axis=0)
+    if not filled.any():
+        return False
+    starts = np.count_nonzero(mask[1:] & ~mask[:-1], axis=0) + mask[0]
+    return float(starts[filled].mean()) >= 1.4
 
 
 def _fenced(ink: np.ndarray, corners: np.ndarray, stroke: int) -> bool:
@@ -551,8 +572,10 @@ def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -
             out.append(token)
             continue
         cleaned = clean_marker_read(reread, MARKER_CHARS.replace(",", ""))
-        if cleaned:  # a raised run no key can be read from (a stray mark) is dropped, not kept as "?"
-            out.extend(_key_tokens(cleaned.split(","), token))
+        # a run no key can be read from stays a marker with the unknown key "?": it then opens a footnote
+        # entry (whose key the page's box markers supply) and drops out of box text instead of showing as "?"
+        out.extend(_key_tokens(cleaned.split(","), token) if cleaned else [Token(UNREAD_KEY, token.bbox,
+                                                                                   token.size)])
     return out
 
 

@@ -142,7 +142,8 @@ def _make_line(row: list[Token]) -> Line:
             pieces.append(Piece(" "))
             previous = None
             continue
-        is_super = (token.text.isalnum() or (token.text in ",;" and bool(marker))) and (
+        # "?" is the raster route's marker whose key could not be read
+        is_super = (token.text.isalnum() or token.text == "?" or (token.text in ",;" and bool(marker))) and (
             token.size < size * SUPERSCRIPT_SIZE_RATIO) and (
             token.bbox.bottom < baseline - SUPERSCRIPT_RAISE_RATIO * size
         )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
-from dkg.parsing.raster import _key_tokens, row_metrics, superscript_runs
+from dkg.parsing.raster import _key_tokens, is_text_chain, row_metrics, superscript_runs
 
 # one row, baseline y=100, cap height 30: "TKI" then a raised "a,b" then "or"
 T, K, EYE = (0, 70, 20, 100), (22, 70, 42, 100), (44, 70, 48, 100)
@@ -50,3 +52,16 @@ def test_key_tokens_spread_keys_and_commas_over_the_run() -> None:
 def test_the_top_of_a_question_mark_is_not_a_marker() -> None:
     hook, dot = (50, 70, 62, 90), (54, 95, 58, 100)
     assert superscript_runs([T, K, EYE, hook, dot], 100.0, 30.0) == []
+
+
+def test_joined_letters_are_text_and_a_connector_with_its_arrowhead_is_not() -> None:
+    connector = np.zeros((12, 80), dtype=bool)
+    connector[5:7, :] = True
+    connector[1:11, 70:] = True  # the arrowhead
+    word = np.zeros((12, 80), dtype=bool)
+    for x0 in range(0, 80, 10):  # a row of o-like letters: a column crosses their top and bottom strokes
+        word[1:3, x0: x0 + 8] = True
+        word[9:11, x0: x0 + 8] = True
+        word[1:11, x0] = True
+    assert not is_text_chain(connector)
+    assert is_text_chain(word)

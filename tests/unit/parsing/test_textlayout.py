@@ -39,6 +39,15 @@ def test_missing_footnote_is_reported_not_invented() -> None:
     assert missing == ["z"]
 
 
+def test_unread_raised_key_is_a_marker_and_a_grounded_question_mark_is_text() -> None:
+    tokens = word("TKI", 0, 100) + word("?", 15.2, 100, size=6, raise_by=4) + word(" or", 18.5, 100)
+    missing: list[str] = []
+    original, expanded = render(TextBlock(build_lines(tokens)), {}, missing=missing)
+    assert (original, expanded, missing) == ("TKI^? or", "TKI or", ["?"])
+    question = word("Relapse?", 0, 100)
+    assert render(TextBlock(build_lines(question)), {})[1] == "Relapse?"
+
+
 def test_lines_join_and_hyphenation_is_undone_only_for_word_breaks() -> None:
     lines = build_lines(word("intensive chemo-", 0, 100) + word("therapy for Ph-", 0, 113)
                         + word("positive disease", 0, 126))
