@@ -21,7 +21,7 @@ from dkg.config import get_settings  # noqa: E402
 from dkg.errors import DKGError  # noqa: E402
 from dkg.qa.evaluate import evaluate, percentile, plot  # noqa: E402
 from dkg.qa.safety import SafeExecutor  # noqa: E402
-from dkg.qa.seq2seq import Seq2Seq, torch_threads  # noqa: E402
+from dkg.qa.seq2seq import Seq2Seq, answer_threads  # noqa: E402
 from dkg.qa.service import TextToCypherService  # noqa: E402
 from dkg.qa.training import ensure_baseline, ensure_dataset, ensure_model, write_model_card  # noqa: E402
 
@@ -124,7 +124,7 @@ def main() -> None:
         "model_parameters_m": meta["train_report"]["parameters"] / 1e6,
         "dev_exact_match": meta.get("dev_exact", 0.0),
         "infer_p50_ms": statistics.median(p50s), "answer_p50_ms": statistics.median(totals),
-        "infer_cpu_p50_ms": statistics.median(cpus), "torch_threads": float(torch_threads()),
+        "infer_cpu_p50_ms": statistics.median(cpus), "torch_threads": float(answer_threads()),
         "int8": float(settings.qa_int8), "decode_p50_ms_fp32": decode_ms["fp32"],
         "decode_p50_ms_served": decode_ms.get("int8", decode_ms.get("fp32_again", 0.0)),
         "int8_speedup": decode_ms["fp32"] / decode_ms.get("int8", decode_ms.get("fp32_again", decode_ms["fp32"])),

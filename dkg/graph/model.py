@@ -117,7 +117,8 @@ def constraints_to_properties(constraints: Iterable[Constraint]) -> dict[str, An
 def properties_to_constraints(props: Mapping[str, Any]) -> list[Constraint]:
     """Canonical constraints read back from typed properties (inverse of :func:`constraints_to_properties`)."""
     out: list[Constraint] = []
-    present = {_KEY_OF_PROPERTY[name] for name, value in props.items() if value is not None and name in _KEY_OF_PROPERTY}
+    present = {_KEY_OF_PROPERTY[name] for name, value in props.items()
+               if value is not None and name in _KEY_OF_PROPERTY}
     for spec in VOCABULARY.values():
         k = spec.name
         if k not in present:

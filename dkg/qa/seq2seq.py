@@ -33,8 +33,18 @@ PAD, BOS, EOS, UNK = range(4)
 
 
 def torch_threads() -> int:
-    """Intra-op threads torch uses: 2 (this machine's cores) unless DKGQA_THREADS says otherwise."""
+    """Intra-op threads for training: 2 (this machine's cores) unless DKGQA_THREADS says otherwise."""
     return int(os.environ.get("DKGQA_THREADS", "2"))
+
+
+def answer_threads() -> int:
+    """Intra-op threads for answering: 1 unless DKGQA_ANSWER_THREADS says otherwise.
+
+    Decoding one question is a chain of small matrix products: a second thread gains nothing on an idle
+    machine, and when another process holds a core, OpenMP's barriers wait for the descheduled thread
+    (measured here: the same 600 beam searches took 66 s on one thread and over 17 min of CPU on two).
+    """
+    return int(os.environ.get("DKGQA_ANSWER_THREADS", "1"))
 
 
 def _torch() -> Any:
@@ -42,8 +52,11 @@ def _torch() -> Any:
         import torch
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise QAError("torch is not installed; install the ML extra: pip install -e '.[ml]'") from exc
-    torch.set_num_threads(torch_threads())
     return torch
+
+
+def use_answer_threads() -> None:
+    _torch().set_num_threads(answer_threads())
 
 
 def query_pieces() -> list[str]:
@@ -286,6 +299,7 @@ def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corp
           ) -> tuple[Seq2Seq, TrainReport]:
     """Train on (source, target) pairs with early stopping on dev exact match; the best epoch is saved."""
     torch = _torch()
+    torch.set_num_threads(torch_threads())
     say = on_progress or (lambda _m: None)
     random.seed(seed)
     torch.manual_seed(seed)
@@ -376,6 +390,7 @@ def int8_agreement(s2s: Seq2Seq, questions: Sequence[str]) -> float:
     """Share of questions whose top beam from the int8 copy equals the fp32 model's."""
     if not questions:
         return 0.0
+    use_answer_threads()
     int8 = s2s.quantised()
     same = sum(s2s.beam_search(q)[0] == int8.beam_search(q)[0] for q in questions)
     return same / len(questions)

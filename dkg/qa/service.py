@@ -24,7 +24,7 @@ from dkg.qa.facts import detect_guidelines, extract_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.queries import GUIDELINES, QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
-from dkg.qa.seq2seq import Seq2Seq
+from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.training import MODEL_DIR, ensure_model
 
 MAX_CHARS = 600
@@ -57,6 +57,7 @@ class TextToCypherService:
         self.settings = settings or get_settings()
         self._own_graph = graph is None
         self.graph = graph or Graph(self.settings)
+        use_answer_threads()
         self.model = Seq2Seq.load(model_dir or MODEL_DIR).for_answering(self.settings.qa_int8)
         self.executor = SafeExecutor(self.graph, self.settings)
         self.versions = dict(versions or {})
