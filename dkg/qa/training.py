@@ -130,7 +130,7 @@ def ensure_model(settings: Settings, *, quick: bool = False, on_progress: Progre
     config = GenConfig().quick() if quick else GenConfig()
     if quick:  # a tiny model needs more, faster steps to learn the query heads of a few hundred items
         train(pairs(items, "train"), pairs(items, "dev")[:60], guideline_corpus(config.versions), folder, size,
-              max_epochs=30, max_minutes=2.0, lr=2e-3, patience=8, batch_size=16, on_progress=say,
+              max_epochs=30, max_minutes=8.0, lr=2e-3, patience=8, batch_size=16, on_progress=say,
               meta={"data_hash": data_hash, "kind": "text2cypher", "trainer": TRAINER_VERSION})
     else:
         train(pairs(items, "train"), pairs(items, "dev"), guideline_corpus(config.versions), folder, size,
