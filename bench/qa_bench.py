@@ -2,7 +2,7 @@
 CPG-QA test and unseen-template splits, re-measures inference latency (median of 3 passes), runs the
 unsafe-query suite against the real Neo4j, and writes flat figures to bench/results/qa.json.
 
-    DKG_HOME=... DKG_NEO4J_BOLT_PORT=... python bench/qa_bench.py [--limit N]
+    python bench/qa_bench.py [--limit N] [--port 7703]   # own Neo4j server under .dkg-bench-qa/
 """
 
 from __future__ import annotations
@@ -17,13 +17,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dkg.config import get_settings  # noqa: E402
+from dkg.config import Settings, load_settings  # noqa: E402
 from dkg.errors import DKGError  # noqa: E402
+from dkg.graph.db import Graph  # noqa: E402
+from dkg.qa.dataset import GenConfig  # noqa: E402
 from dkg.qa.evaluate import evaluate, percentile, plot  # noqa: E402
 from dkg.qa.safety import SafeExecutor  # noqa: E402
 from dkg.qa.seq2seq import Seq2Seq, answer_threads  # noqa: E402
 from dkg.qa.service import TextToCypherService  # noqa: E402
-from dkg.qa.training import ensure_baseline, ensure_dataset, ensure_model, write_model_card  # noqa: E402
+from dkg.qa.training import (  # noqa: E402
+    ensure_baseline,
+    ensure_dataset,
+    ensure_graph,
+    ensure_model,
+    write_model_card,
+)
+from dkg.services.neo4j_server import LocalNeo4jServer  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 ATTACKS = [
@@ -50,8 +59,18 @@ def counts(service: TextToCypherService) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N test items")
+    parser.add_argument("--port", type=int, default=7703, help="Bolt port of the benchmark's own Neo4j server")
     args = parser.parse_args()
-    settings = get_settings()
+    # the dataset's expected nodes come from the graph built from the guideline sources, so the benchmark
+    # answers on exactly that graph, in a server of its own (the demo's graph is built from the PDFs)
+    settings = load_settings(home=ROOT / ".dkg-bench-qa", neo4j_bolt_port=args.port)
+    with LocalNeo4jServer(settings).running():
+        with Graph(settings) as graph:
+            ensure_graph(graph, GenConfig(), say)
+        run(settings, args)
+
+
+def run(settings: Settings, args: argparse.Namespace) -> None:
     items, _ = ensure_dataset(settings, on_progress=say)
     model_dir = ensure_model(settings, on_progress=say)
     base_dir = ensure_baseline(settings, on_progress=say)
