@@ -97,3 +97,39 @@ CALL (nodes, gv) {
   WITH t, nodes[offer.node_index] AS n
   CREATE (n)-[:OFFERS]->(t)
 };
+
+// The paper's LOAD CSV route (dkg/graph/load_csv.py): the server reads the constrained CSV from its
+// import folder and creates the structure; the builder then sets the typed properties by UNWIND.
+
+// name: delete_version
+MATCH (g:GuidelineVersion {uid: $gv})
+OPTIONAL MATCH (g)-[:CONTAINS]->(n:Node)
+DETACH DELETE n, g;
+
+// name: load_csv_structure
+LOAD CSV WITH HEADERS FROM $url AS row
+MATCH (g:GuidelineVersion {uid: $gv})
+MERGE (h:Node {uid: $gv + '|' + row.head_key})
+  ON CREATE SET h.guideline = g.guideline, h.version = g.version, h.key = row.head_key, h.rev = 0
+MERGE (t:Node {uid: $gv + '|' + row.tail_key})
+  ON CREATE SET t.guideline = g.guideline, t.version = g.version, t.key = row.tail_key, t.rev = 0
+MERGE (g)-[:CONTAINS]->(h)
+MERGE (g)-[:CONTAINS]->(t)
+MERGE (h)-[r:NEXT_STEP {key: $gv + '|' + row.edge_key}]->(t);
+
+// name: set_node_properties
+UNWIND $rows AS row
+MATCH (n:Node {uid: row.uid})
+SET n += row.props
+FOREACH (_ IN CASE WHEN row.decision THEN [1] ELSE [] END | SET n:Decision)
+FOREACH (_ IN CASE WHEN row.decision THEN [] ELSE [1] END | SET n:Action);
+
+// name: set_relation_properties
+UNWIND $rows AS row
+MATCH (:Node {uid: row.head})-[r:NEXT_STEP {key: row.key}]->(:Node {uid: row.tail})
+SET r += row.props;
+
+// name: version_shape
+MATCH (g:GuidelineVersion {uid: $gv})-[:CONTAINS]->(n:Node)
+OPTIONAL MATCH (n)-[r:NEXT_STEP]->(:Node)
+RETURN count(DISTINCT n) AS nodes, count(r) AS relations;

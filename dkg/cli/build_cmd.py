@@ -37,6 +37,9 @@ def build_command(
     edges: Path | None = typer.Option(None, help="With a CSV target: the parser's head–tail CSV of the same rows "
                                                  "(adds labels, pages and box ids)."),
     force: bool = typer.Option(False, help="Rewrite even when the input is unchanged."),
+    load_csv: bool = typer.Option(False, "--load-csv", help="With a CSV target: let the local server read it "
+                                                            "with LOAD CSV (the paper's route) instead of "
+                                                            "parameterized UNWIND writes."),
 ) -> None:
     """Load guideline versions into Neo4j (one transaction per version: all or nothing); idempotent."""
     from dkg.graph.build_input import BuildInput, read_constrained_csv, read_constrained_json
@@ -68,6 +71,16 @@ def build_command(
             inputs.append(read_constrained_csv(path, guideline, version, title, edges))
     if not inputs and not pipelines:
         raise BuildError("nothing to build: give pipeline files, a CSV/JSON, or --source GUIDELINE@VERSION")
+    if load_csv:
+        if len(files) != 1 or files[0].suffix != ".csv" or source:
+            raise BuildError("--load-csv loads ONE constrained CSV (with --guideline and --version)")
+        from dkg.config import get_settings
+        from dkg.graph.load_csv import build_via_load_csv
+
+        with open_graph() as graph:
+            _print_reports([build_via_load_csv(graph, inputs[0], get_settings(), force=force,
+                                               on_progress=lambda m: console.print(m))])
+        return
     if inputs:
         with open_graph() as graph:
             reports = []

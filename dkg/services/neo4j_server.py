@@ -165,6 +165,7 @@ class LocalNeo4jServer:
             "dbms.security.auth_enabled": "true",
             "server.memory.pagecache.size": s.neo4j_pagecache,
             "server.directories.logs": str(self.dir / "logs"),
+            "server.directories.import": str(self.dir / "import"),  # the only folder LOAD CSV may read
             "db.transaction.timeout": "0",
             "db.tx_log.rotation.retention_policy": "2 files",
         }

@@ -1,0 +1,96 @@
+"""The paper's ``LOAD CSV`` route into Neo4j, as an option beside the default UNWIND builder.
+
+The constrained CSV is validated in Python first (same errors as the default route), then copied into the
+local server's import folder with three columns added (the node keys of head and tail, the arrow's key:
+hashes of the normalised text that Cypher cannot compute). In ONE write transaction the server reads that
+file with ``LOAD CSV`` and creates the version's nodes, ``CONTAINS`` and ``NEXT_STEP`` relations; the typed
+constraint properties, labels and treatment links are then set by parameterized UNWIND, and the result is
+checked against the input's counts before commit. A remote server cannot read this machine's files, so the
+route needs the local server.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from neo4j import ManagedTransaction
+
+from dkg.config import Settings
+from dkg.errors import BuildError
+from dkg.graph.build_input import BuildInput
+from dkg.graph.builder import BuildReport
+from dkg.graph.db import Graph, named_queries
+
+# the columns this route adds to the staged copy of the CSV
+KEY_COLUMNS = ("head_key", "tail_key", "edge_key")
+
+
+def import_dir(settings: Settings) -> Path:
+    """The local server's import folder (``server.directories.import``), the only place LOAD CSV reads."""
+    if not settings.uses_local_neo4j:
+        raise BuildError("--load-csv needs the local Neo4j server: a remote server cannot read this machine's "
+                         "files. Drop --load-csv to load through parameterized UNWIND writes.")
+    return settings.neo4j_dir / "import"
+
+
+def stage(build: BuildInput, folder: Path) -> Path:
+    """Write the rows LOAD CSV will read: one per arrow, the box texts plus the keys the graph uses."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{build.uid.replace('|', '@')}-{build.source_sha()[:12]}.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["head", "tail", *KEY_COLUMNS])
+        for edge in build.edges.values():
+            writer.writerow([build.nodes[edge.head].content, build.nodes[edge.tail].content,
+                             edge.head, edge.tail, edge.key])
+    return path
+
+
+def build_via_load_csv(graph: Graph, build: BuildInput, settings: Settings, *, force: bool = False,
+                       on_progress: Callable[[str], None] | None = None) -> BuildReport:
+    """Write one guideline version through LOAD CSV (replacing the version when its input changed)."""
+    say = on_progress or (lambda _m: None)
+    graph.ensure_schema()
+    sha = build.source_sha()
+    counts = build.counts()
+    current = graph.read("MATCH (g:GuidelineVersion {uid: $gv}) RETURN g.source_sha AS sha", {"gv": build.uid})
+    if current and current[0]["sha"] == sha and not force:
+        return BuildReport(build.guideline, build.version, counts["nodes"], counts["decision"],
+                           counts["relations"], skipped=True, seconds=0.0)
+    staged = stage(build, import_dir(settings))
+    q = named_queries("build")
+    node_rows = [{**row, "decision": node.is_decision}
+                 for row, node in zip(build.node_rows({}), build.nodes.values(), strict=True)]
+    relation_rows = build.relation_rows({})
+    offers = [{"uid": row["uid"], "name": o.casefold(), "display": o}
+              for row in node_rows for o in row["props"]["options"]]  # type: ignore[index]
+    gv = {"uid": build.uid, "guideline": build.guideline, "version": build.version, "title": build.title,
+          "source_sha": sha, "node_count": counts["nodes"], "relation_count": counts["relations"],
+          "decision_count": counts["decision"]}
+
+    def work(tx: ManagedTransaction) -> None:
+        tx.run(q["delete_version"], gv=build.uid).consume()
+        tx.run(q["upsert_versions"], gvs=[gv]).consume()
+        tx.run(q["load_csv_structure"], url=f"file:///{staged.name}", gv=build.uid).consume()
+        say(f"LOAD CSV read {staged.name}")
+        tx.run(q["set_node_properties"], rows=node_rows).consume()
+        tx.run(q["set_relation_properties"], rows=relation_rows).consume()
+        tx.run(q["upsert_offers"], rows=offers).consume()
+        shape = tx.run(q["version_shape"], gv=build.uid).single()
+        wanted = (counts["nodes"], len(build.edges))
+        if shape is None or (shape["nodes"], shape["relations"]) != wanted:
+            got = (shape["nodes"], shape["relations"]) if shape else (0, 0)
+            raise BuildError(f"LOAD CSV of {staged} gave {got[0]} nodes and {got[1]} arrows, the input has "
+                             f"{wanted[0]} and {wanted[1]}; nothing was written")
+        tx.run(q["delete_orphan_treatments"]).consume()
+
+    start = time.perf_counter()
+    try:
+        graph.execute_write(work)
+    finally:
+        staged.unlink(missing_ok=True)
+    return BuildReport(build.guideline, build.version, counts["nodes"], counts["decision"], counts["relations"],
+                       skipped=False, seconds=time.perf_counter() - start)
