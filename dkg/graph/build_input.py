@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dkg.errors import BuildError, ConstraintError
 from dkg.graph.model import (
@@ -111,7 +112,7 @@ class BuildInput:
         return hashlib.sha256(payload.encode()).hexdigest()
 
     # ---- rows for the Cypher templates -------------------------------------------------------------
-    def node_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, object]]:
+    def node_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, Any]]:
         rows = []
         for node in self.nodes.values():
             typed = constraints_to_properties(node.constraints)
@@ -130,7 +131,7 @@ class BuildInput:
             rows.append({"uid": node_uid(self.guideline, self.version, node.key), "props": props})
         return rows
 
-    def relation_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, object]]:
+    def relation_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, Any]]:
         rows = []
         for edge in self.edges.values():
             props = {

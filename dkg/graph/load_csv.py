@@ -66,7 +66,7 @@ def build_via_load_csv(graph: Graph, build: BuildInput, settings: Settings, *, f
                  for row, node in zip(build.node_rows({}), build.nodes.values(), strict=True)]
     relation_rows = build.relation_rows({})
     offers = [{"uid": row["uid"], "name": o.casefold(), "display": o}
-              for row in node_rows for o in row["props"]["options"]]  # type: ignore[index]
+              for row in node_rows for o in row["props"]["options"]]
     gv = {"uid": build.uid, "guideline": build.guideline, "version": build.version, "title": build.title,
           "source_sha": sha, "node_count": counts["nodes"], "relation_count": counts["relations"],
           "decision_count": counts["decision"]}
