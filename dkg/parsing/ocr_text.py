@@ -84,13 +84,14 @@ def reconcile_note_keys(reads: list[str], used: Iterable[str]) -> list[str]:
     Footnote lists run in key order, so the entries are matched to the sorted used keys, order preserved,
     agreeing with as many reads as possible. An entry takes a key its read does not confirm only when the
     order leaves it no other choice; when fewer keys are used than there are entries, the reads are kept.
+    A box marker whose key could not be read (``?``) is no candidate: it would take the first entry's place.
 
     >>> reconcile_note_keys(["a", "b", "", "e", "f", "x"], ["k", "a", "b", "c", "e", "f"])
     ['a', 'b', 'c', 'e', 'f', 'k']
     >>> reconcile_note_keys(["a", "q"], ["a", "c", "d"])
     ['a', 'q']
     """
-    candidates = sorted(set(used), key=lambda k: (len(k), k))
+    candidates = sorted({k for k in used if k.isalnum()}, key=lambda k: (len(k), k))
     n, m = len(reads), len(candidates)
     if n == 0 or m < n:
         return list(reads)

@@ -472,10 +472,18 @@ def superscript_runs(blobs: list[tuple[int, int, int, int]], baseline: float, he
     [(11.0, 22.0)]
     """
     limit = baseline - 0.3 * height
-    grounded = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) >= 0.3 * height]
+    first = min(blobs, key=lambda b: b[0]) if blobs else None
+
+    def lifted(b: tuple[int, int, int, int]) -> bool:
+        # the key opening a footnote line may have a descender (g) that reaches nearer the baseline; a short
+        # glyph that opens the row, tops out at cap height and stops clearly above the baseline is one
+        return b[3] < limit or (b == first and b[3] < baseline - 0.15 * height
+                                and b[1] <= baseline - 0.75 * height and b[3] - b[1] <= 0.75 * height)
+
+    grounded = [b for b in blobs if not lifted(b) and (b[3] - b[1]) >= 0.3 * height]
     # the upper part of a ? or ! stands over its dot on the baseline
     dots = [b for b in blobs if b[3] >= limit and (b[3] - b[1]) < 0.3 * height]
-    raised = [b for b in blobs if b[3] < limit and not any(
+    raised = [b for b in blobs if lifted(b) and not any(
         min(b[2], g[2]) - max(b[0], g[0]) > 0.5 * (b[2] - b[0]) for g in grounded) and not any(
         b[0] - 1 <= (d[0] + d[2]) / 2 <= b[2] + 1 for d in dots)]
     raised.sort(key=lambda b: b[0])

@@ -65,5 +65,10 @@ def test_note_keys_kept_when_fewer_keys_are_used_than_entries() -> None:
     assert reconcile_note_keys([], ["a"]) == []
 
 
+def test_unread_box_markers_are_no_note_keys() -> None:
+    # two box markers were unread ("?"); counting them as keys would force "?" onto the first entry
+    assert reconcile_note_keys(["e", "f", "g", "w"], ["?", "e", "m", "g", "?"]) == ["e", "f", "g", "w"]
+
+
 def test_note_keys_sort_numbers_by_value() -> None:
     assert reconcile_note_keys(["", "", ""], ["10", "2", "9"]) == ["2", "9", "10"]

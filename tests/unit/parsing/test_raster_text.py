@@ -30,6 +30,15 @@ def test_a_run_opening_the_row_is_found_too() -> None:
     assert superscript_runs([(0, 64, 8, 80), (12, 70, 32, 100), (34, 80, 50, 100)], 100.0, 30.0) == [(0.0, 8.0)]
 
 
+def test_a_key_with_a_descender_opening_the_row_is_found() -> None:
+    # raised g: top at cap height, descender stopping 7 px above the baseline (inside the usual 0.3 limit)
+    g_key = (0, 74, 10, 93)
+    assert superscript_runs([g_key, (14, 70, 32, 100), (34, 80, 50, 100)], 100.0, 30.0) == [(0.0, 10.0)]
+    # the same blob inside the row is a grounded glyph, and a full-height letter opening a row is no key
+    assert superscript_runs([T, g_key, (34, 80, 50, 100)], 100.0, 30.0) == []
+    assert superscript_runs([(0, 70, 12, 96), (14, 70, 32, 100)], 100.0, 30.0) == []
+
+
 def test_hyphens_dots_and_i_dots_are_not_markers() -> None:
     hyphen = (50, 86, 58, 90)
     i_stem, i_dot = (60, 80, 64, 100), (60, 68, 64, 73)
