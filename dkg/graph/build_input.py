@@ -128,8 +128,16 @@ class BuildInput:
                 "box_ids": sorted(node.box_ids),
                 "options": [] if node.is_decision else treatment_options(node.content),
             }
-            rows.append({"uid": node_uid(self.guideline, self.version, node.key), "props": props})
+            rows.append({"uid": node_uid(self.guideline, self.version, node.key), "props": props,
+                         "decision": node.is_decision})
         return rows
+
+    def version_row(self, source_sha: str) -> dict[str, Any]:
+        """Properties of the version's ``:GuidelineVersion`` node."""
+        counts = self.counts()
+        return {"uid": self.uid, "guideline": self.guideline, "version": self.version, "title": self.title,
+                "source_sha": source_sha, "node_count": counts["nodes"], "relation_count": counts["relations"],
+                "decision_count": counts["decision"]}
 
     def relation_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, Any]]:
         rows = []
@@ -235,3 +243,9 @@ def read_constrained_json(path: Path, guideline: str, version: str, title: str =
         except (KeyError, TypeError) as exc:
             raise BuildError(f"{where}: missing or malformed field ({exc})") from exc
     return build
+
+
+def offer_rows(node_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One ``OFFERS`` row per treatment option of each action node in ``node_rows`` (from :meth:`node_rows`)."""
+    return [{"uid": row["uid"], "node_index": i, "name": option.casefold(), "display": option}
+            for i, row in enumerate(node_rows) for option in row["props"]["options"]]

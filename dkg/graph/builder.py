@@ -15,7 +15,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from dkg.graph.build_input import BuildInput
+from dkg.graph.build_input import BuildInput, offer_rows
 from dkg.graph.db import Graph, named_queries
 from dkg.graph.model import constraint_property_names
 
@@ -62,30 +62,23 @@ def write_versions(tx: ManagedTransaction, builds: Sequence[BuildInput], shas: d
     rows_by_path: dict[str, list[dict[str, Any]]] = {k: [] for k in (
         "upsert_nodes", "label_decisions", "label_actions", "upsert_relations", "upsert_offers")}
     for b in builds:
-        counts = b.counts()
         rows = b.node_rows({})
         rels = b.relation_rows({})
-        offers = [{"uid": row["uid"], "node_index": i, "name": o.casefold(), "display": o}
-                  for i, row in enumerate(rows) for o in row["props"]["options"]]
-        gv = {
-            "uid": b.uid, "guideline": b.guideline, "version": b.version, "title": b.title,
-            "source_sha": shas[b.uid], "node_count": counts["nodes"], "relation_count": counts["relations"],
-            "decision_count": counts["decision"],
-        }
+        offers = offer_rows(rows)
+        gv = b.version_row(shas[b.uid])
         if b.uid in fresh:
             position = {row["uid"]: i for i, row in enumerate(rows)}
             new_versions.append({
                 **gv,
-                "nodes": [{**row, "decision": node.is_decision}
-                          for row, node in zip(rows, b.nodes.values(), strict=True)],
+                "nodes": rows,
                 "relations": [{"head_index": position[r["head"]], "tail_index": position[r["tail"]],
                                "key": r["key"], "props": r["props"]} for r in rels],
                 "offers": offers,
             })
             continue
-        for row, node in zip(rows, b.nodes.values(), strict=True):
+        for row in rows:
             rows_by_path["upsert_nodes"].append({**row, "gv": b.uid})
-            rows_by_path["label_decisions" if node.is_decision else "label_actions"].append({"uid": row["uid"]})
+            rows_by_path["label_decisions" if row["decision"] else "label_actions"].append({"uid": row["uid"]})
         rows_by_path["upsert_relations"] += rels
         rows_by_path["upsert_offers"] += offers
         existing.append({

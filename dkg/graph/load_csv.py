@@ -20,7 +20,7 @@ from neo4j import ManagedTransaction
 
 from dkg.config import Settings
 from dkg.errors import BuildError
-from dkg.graph.build_input import BuildInput
+from dkg.graph.build_input import BuildInput, offer_rows
 from dkg.graph.builder import BuildReport
 from dkg.graph.db import Graph, named_queries
 
@@ -62,14 +62,10 @@ def build_via_load_csv(graph: Graph, build: BuildInput, settings: Settings, *, f
                            counts["relations"], skipped=True, seconds=0.0)
     staged = stage(build, import_dir(settings))
     q = named_queries("build")
-    node_rows = [{**row, "decision": node.is_decision}
-                 for row, node in zip(build.node_rows({}), build.nodes.values(), strict=True)]
+    node_rows = build.node_rows({})
     relation_rows = build.relation_rows({})
-    offers = [{"uid": row["uid"], "name": o.casefold(), "display": o}
-              for row in node_rows for o in row["props"]["options"]]
-    gv = {"uid": build.uid, "guideline": build.guideline, "version": build.version, "title": build.title,
-          "source_sha": sha, "node_count": counts["nodes"], "relation_count": counts["relations"],
-          "decision_count": counts["decision"]}
+    offers = offer_rows(node_rows)
+    gv = build.version_row(sha)
 
     def work(tx: ManagedTransaction) -> None:
         tx.run(q["delete_version"], gv=build.uid).consume()
