@@ -32,6 +32,14 @@ fi
 stamp=.venv/.dkg-installed
 want="$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  # torch from PyPI is the CUDA build (its wheels and the venv take about 7 GB); fail before pip does,
+  # with the reason, instead of leaving a half-installed venv after "No space left on device".
+  need_kb=$((8 * 1024 * 1024))
+  free_kb="$(df -Pk . | awk 'NR==2 {print $4}')"
+  if [ "${free_kb:-0}" -lt "$need_kb" ] && [ ! -f "$stamp" ]; then
+    echo "setup needs about 8 GB free for the Python environment (torch is large); $(df -Ph . | awk 'NR==2 {print $4}') free under $(pwd). Free some space and re-run." >&2
+    exit 1
+  fi
   log "installing Python packages (first time: several minutes, torch is large)"
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q -e '.[all,dev]'
