@@ -14,6 +14,7 @@ from typing import Any
 from dkg.errors import ParseError
 from dkg.parsing.assemble import PAGE_CODE, PageLayout, assemble
 from dkg.parsing.digital import extract_primitives
+from dkg.parsing.glyphs import marker_key_similarity
 from dkg.parsing.models import (
     Box,
     Connector,
@@ -36,6 +37,8 @@ LINK_TEXT = re.compile(
 )
 FOOTNOTE_LINE = re.compile(r"^([a-z]{1,2}|\d{1,2})[.)]?\s+(\S.*)$|^([a-z])(?=[A-Z][a-z])(\S.*)$")
 MIN_TEXT_CHARS = 8
+GLYPH_MATCH_MIN = 0.6
+GLYPH_MATCH_MARGIN = 0.08
 ProgressCallback = Callable[[int, int], None]
 
 
@@ -112,6 +115,8 @@ class DocumentParser:
         """Primitives → layout of page ``index`` (0-based), parsed once."""
         if index not in self._pages:
             self._pages[index] = self._parse(index)
+            if self._pages[index].source == "ocr":
+                repair_ocr_markers(self._pages[index])
             code = self._pages[index].layout.code
             if code and code not in self._codes:
                 self._codes[code] = index
@@ -236,8 +241,14 @@ def _footnotes(lines: list[Line], code: str | None) -> dict[str, str]:
 
 def _footnote_entries(lines: list[Line], code: str | None) -> list[tuple[str, str]]:
     """``(key, text)`` of each footnote entry in the bottom zone, top to bottom (keys as read; may repeat)."""
+    return [(key, text) for key, text, _ in _footnote_entries_with_glyphs(lines, code)]
+
+
+def _footnote_entries_with_glyphs(lines: list[Line], code: str | None) -> list[tuple[str, str, Any]]:
+    """``(key, text, glyph)``: as :func:`_footnote_entries`, with the key's glyph signature (raster route)."""
     footer_rows = [ln.bbox for ln in lines if PAGE_CODE.search(ln.plain) and (code is None or code in ln.plain)]
     notes: list[tuple[str, list[str]]] = []
+    glyphs: list[Any] = []
     current: list[str] | None = None
     previous: Line | None = None
     for line in sorted(lines, key=lambda ln: (ln.bbox.top, ln.bbox.x0)):
@@ -250,6 +261,7 @@ def _footnote_entries(lines: list[Line], code: str | None) -> list[tuple[str, st
             rest = "".join(p.text for p in line.pieces[line.pieces.index(marker) + 1:] if not p.is_marker)
             current = [rest]
             notes.append((marker.keys[0], current))
+            glyphs.append(marker.glyph)
             previous = line
             continue
         match = FOOTNOTE_LINE.match(plain)
@@ -257,6 +269,7 @@ def _footnote_entries(lines: list[Line], code: str | None) -> list[tuple[str, st
         if match and key not in {k for k, _ in notes}:
             current = [match[2] or match[4]]
             notes.append((key, current))  # type: ignore[arg-type]
+            glyphs.append(None)
             previous = line
         elif current is not None and previous is not None and (
             line.bbox.top - previous.bbox.bottom <= 0.8 * line.size and line.bbox.x0 >= previous.bbox.x0 - 2
@@ -266,21 +279,60 @@ def _footnote_entries(lines: list[Line], code: str | None) -> list[tuple[str, st
         else:
             current = None
     out = []
-    for key, parts in notes:
+    for (key, parts), glyph in zip(notes, glyphs, strict=True):
         block = TextBlock([Line([_piece(p)], lines[0].bbox, lines[0].size) for p in parts])
-        out.append((key, render(block)[1]))
+        out.append((key, render(block)[1], glyph))
     return out
 
 
 def _page_notes(state: _PageState) -> dict[str, str]:
     """The page's footnotes by key. On OCR pages the tiny keys opening the entries are often misread, so they
     are reconciled with the (larger, better read) marker keys used in the page's boxes."""
-    entries = _footnote_entries(state.layout.bottom, state.layout.code)
+    return {key: text for key, text, _ in _page_note_entries(state)}
+
+
+def _page_note_entries(state: _PageState) -> list[tuple[str, str, Any]]:
+    entries = _footnote_entries_with_glyphs(state.layout.bottom, state.layout.code)
     if state.source != "ocr" or not entries:
-        return dict(entries)
+        return entries
     used = [key for box in state.layout.boxes if box.block is not None for key in box.block.markers]
-    keys = reconcile_note_keys([key for key, _ in entries], used)
-    return {key: text for key, (_, text) in zip(keys, entries, strict=True)}
+    keys = reconcile_note_keys([key for key, _, _ in entries], used)
+    return [(key, text, glyph) for key, (_, text, glyph) in zip(keys, entries, strict=True)]
+
+
+def repair_ocr_markers(state: _PageState) -> None:
+    """Give box markers whose key OCR could not read (``?``), or read as a key no footnote on the page has,
+    the key of a footnote on the page: first the footnote whose key glyph the marker's glyph clearly looks
+    most like (same letter, same font, same scan); then, a page listing the footnotes its boxes cite, when as
+    many footnotes are left uncited as there are bad markers, they are matched in reading order (footnote
+    letters are handed out in order of first use). Otherwise the markers are left as read."""
+    entries = _page_note_entries(state)
+    notes = {key: text for key, text, _ in entries}
+    if not notes:
+        return
+    boxes = sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0))
+    pieces = [p for box in boxes for line in box.block.lines for p in line.pieces if p.is_marker]  # type: ignore[union-attr]
+    bad = [(p, i) for p in pieces for i, key in enumerate(p.keys) if key not in notes]
+    # first by shape: the marker is the footnote key it looks like, when one clearly looks most like it
+    keyed = [(key, glyph) for key, _, glyph in entries if glyph is not None and key.isalnum()]
+    unmatched = []
+    for piece, i in bad:
+        if piece.glyph is not None and len(piece.keys) == 1 and len(keyed) >= 2:
+            scores = sorted(((marker_key_similarity(piece.glyph, glyph), key) for key, glyph in keyed), reverse=True)
+            log.debug("marker %r glyph scores %s", piece.keys, [(round(v, 2), k) for v, k in scores[:3]])
+            if scores[0][0] >= GLYPH_MATCH_MIN and scores[0][0] - scores[1][0] >= GLYPH_MATCH_MARGIN:
+                piece.keys = (scores[0][1],)
+                continue
+        unmatched.append((piece, i))
+    bad = unmatched
+    cited = {key for p in pieces for key in p.keys if key in notes}
+    spare = sorted(set(notes) - cited, key=lambda k: (len(k), k))
+    if not bad or len(spare) != len(bad):
+        return
+    for (piece, i), key in zip(bad, spare, strict=True):
+        keys = list(piece.keys)
+        keys[i] = key
+        piece.keys = tuple(keys)
 
 
 def _piece(text: str) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from dkg.errors import ParseError
 from dkg.parsing.geometry import BBox, Point
@@ -32,6 +33,8 @@ class Token:
     text: str
     bbox: BBox
     size: float
+    # raster route: the image of a raised marker, to tell apart keys OCR misread (see glyphs.py)
+    glyph: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

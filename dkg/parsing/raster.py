@@ -16,13 +16,14 @@ import numpy as np
 
 from dkg.parsing.assemble import _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
+from dkg.parsing.glyphs import GlyphSignature, glyph_signature
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
 from dkg.parsing.ocr_text import clean_marker_read, fix_roman_numerals
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
 UNREAD_KEY = "?"
-MISREAD_MARKS = set("*?'\u2018\u2019\"!\u00ae\u00a9\u2122\u00b0^`")
+MISREAD_MARKS = set("*?'\u2018\u2019\u201c\u201d\"!\u00ae\u00a9\u2122\u00b0^`")
 
 
 @dataclass
@@ -324,10 +325,33 @@ def _tokens_from_words(groups: list[list[list[_Char]]], gray: np.ndarray, ink: n
     """Tokens of word groups (one per box, one for the free text); rows never span two groups."""
     tokens: list[Token] = []
     pending: list[tuple[int, np.ndarray]] = []
+    word_pending: list[tuple[int, np.ndarray]] = []
     for words in groups:
         for row in _rows(words):
-            tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending))
-    return reread_markers(tokens, pending)
+            tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending, word_pending))
+    return reread_markers(reread_words(tokens, word_pending), pending)
+
+
+def reread_words(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -> list[Token]:
+    """Re-OCR the queued word crops (letters before a raised marker, marker cut off) in one tesseract call;
+    a crop read as nothing with a letter or digit keeps its first reading."""
+    if not pending:
+        return tokens
+    try:
+        groups = _sheet_words([(crop, 0, 0) for _, crop in pending])
+    except Exception:  # a failed re-read keeps tesseract's first guesses
+        return tokens
+    reads = {}
+    by_id = {id(t): t for t in tokens}
+    for (token_id, _), words in zip(pending, groups, strict=True):
+        text = fix_roman_numerals("".join(c.text for word in sorted(words, key=lambda w: w[0].box[0])
+                                          for c in word).strip())
+        first = by_id[token_id].text
+        # the re-read may only drop glyphs of the marker from the end (``blinatumomabt``) or restore the
+        # letter tesseract's offset boxes put beyond the cut (``biops``); anything else keeps the first reading
+        if any(ch.isalnum() for ch in text) and (text.startswith(first) or first.startswith(text)):
+            reads[token_id] = text
+    return [Token(reads[id(t)], t.bbox, t.size) if id(t) in reads else t for t in tokens]
 
 
 def _rows(words: list[list[_Char]]) -> list[list[list[_Char]]]:
@@ -354,7 +378,8 @@ def _word_box(word: list[_Char]) -> tuple[int, int, int, int]:
 
 
 def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx: float, sy: float,
-                 pending: list[tuple[int, np.ndarray]]) -> list[Token]:
+                 pending: list[tuple[int, np.ndarray]],
+                 word_pending: list[tuple[int, np.ndarray]] | None = None) -> list[Token]:
     """Tokens of one text row. Superscripts are found in the row's pixels (glyph runs well above the row's
     baseline), not from tesseract's word or glyph boxes, which are unreliable for small raised letters."""
     boxes = [_word_box(w) for w in words]
@@ -371,7 +396,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     baseline, height = metrics
     size = height * sy / 0.72
     runs = superscript_runs(blobs, baseline, height)
-    runs += _hinted_runs(words, blobs, runs, baseline, height)
+    runs += _hinted_runs(words, blobs, runs, baseline, height, ink)
 
     standing = [((b[0] + b[2]) / 2) for b in blobs if b[3] >= baseline - 0.3 * height and b[3] - b[1] >= 0.3 * height]
 
@@ -387,23 +412,45 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     out: list[Token] = []
     for wi, (word, box) in enumerate(zip(words, boxes, strict=True)):
         parts: list[list[_Char]] = [[]]
+        letters = sum(1 for c in word if c.text.isalnum())
+        # a marker raised after the word's letters: tesseract read the pair as one word and its glyph boxes
+        # (offset by the extra glyph) cannot tell which letters are the marker; the letters before the run
+        # are re-read on their own with the marker out of the picture
+        cut_run = next(((r0, r1) for r0, r1 in sorted(runs) if box[0] + 0.3 * height < r0 <= box[2] + 0.3 * height),
+                       None)
+        head: Token | None = None
+        if cut_run is not None and word_pending is not None:
+            cut = cut_run[0]
+            before = [c for c in word if (c.box[0] + c.box[2]) / 2 < cut and run_of(c) is None
+                      and c.text not in MISREAD_MARKS]
+            # what stands over the run is the marker misread; only what follows it (``;``) stays
+            word = [c for c in word if (c.box[0] + c.box[2]) / 2 > cut_run[1]
+                    or (c.box[0] + c.box[2]) / 2 > cut and not c.text.isalnum() and c.text not in MISREAD_MARKS]
+            if before:
+                first = _word_token(before, sx, sy, size)
+                head = Token(first.text, BBox(first.bbox.x0, first.bbox.top, cut * sx, first.bbox.bottom), size)
+                pad = max(2, int(0.15 * height))
+                crop = gray[max(0, box[1] - pad): box[3] + pad, max(0, box[0] - pad): int(cut)]
+                if crop.size:
+                    word_pending.append((id(head), crop))
+        if head is not None:
+            parts = [[], []]
         for char in word:
-            if run_of(char) is None:
+            # tesseract's guesses at a raised glyph (``TKI?``, ``therapy';``) that fell just outside the run
+            # split the word there too, so punctuation after the marker stays after it
+            stray = letters > 0 and char.text in MISREAD_MARKS and near_run(char)
+            if run_of(char) is None and not stray:
                 parts[-1].append(char)
             elif parts[-1]:
                 parts.append([])
-        for chars in parts:
-            # tesseract's guesses at a raised glyph (``TKI?``) that fell just outside the run
-            while len(chars) > 1 and chars[-1].text in MISREAD_MARKS and near_run(chars[-1]):
-                chars.pop()
-            while len(chars) > 1 and chars[0].text in MISREAD_MARKS and near_run(chars[0]):
-                chars.pop(0)
         parts = [p for p in parts if p]
-        if not parts:
+        if not parts and head is None:
             continue  # the whole word is a marker
         if wi:
             prev = boxes[wi - 1]
             out.append(Token(" ", BBox(prev[2] * sx, prev[1] * sy, box[0] * sx, prev[3] * sy), size))
+        if head is not None:
+            out.append(head)
         out.extend(_word_token(chars, sx, sy, size) for chars in parts)
     for r0, r1 in runs:
         top = int(baseline - 1.3 * height)
@@ -413,10 +460,13 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
 
 
 def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]], runs: list[tuple[float, float]],
-                 baseline: float, height: float) -> list[tuple[float, float]]:
+                 baseline: float, height: float, ink: np.ndarray | None = None) -> list[tuple[float, float]]:
     """Raised markers the blob test misses because the blur joined them to the letter before (``radiotherapy``
     + raised ``g``), found where tesseract ends a word with a stray mark (``radiotherapy?``): the mark's box
-    holds ink reaching cap height and no dot on the baseline (which a real ``?`` or ``!`` has)."""
+    holds ink reaching cap height and no dot on the baseline (which a real ``?`` or ``!`` has). When the
+    marker is fused to the letter before it, the run is the blob's columns that hold no ink near the
+    baseline (tesseract's boxes for such a pair overlap and would cut the marker)."""
+    limit = baseline - 0.3 * height
     out: list[tuple[float, float]] = []
     for word in words:
         last = word[-1]
@@ -425,12 +475,47 @@ def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]
         x0, x1 = last.box[0], last.box[2]
         if any(r0 <= (x0 + x1) / 2 <= r1 for r0, r1 in runs):
             continue
-        inside = [b for b in blobs if x0 <= (b[0] + b[2]) / 2 <= x1 or (b[0] < x1 and b[2] > x1)]
-        dot = any(b[3] >= baseline - 0.3 * height and b[3] - b[1] < 0.3 * height and x0 <= b[0] and b[2] <= x1 + 1
+        inside = [b for b in blobs if min(b[2], x1) - max(b[0], x0) >= 0.5 * (x1 - x0)]
+        dot = any(b[3] >= limit and b[3] - b[1] < 0.3 * height and x0 <= b[0] and b[2] <= x1 + 1
                   for b in inside)
-        if inside and not dot and any(b[1] <= baseline - 0.75 * height for b in inside):
-            out.append((float(max(x0, word[-2].box[2] - 1)), float(x1)))
+        if not inside or dot or not any(b[1] <= baseline - 0.75 * height for b in inside):
+            continue
+        spans = []
+        for b in inside:
+            if b[3] < baseline - 0.15 * height:  # raised (a raised g or y may reach down to near the limit)
+                spans.append((float(b[0]), float(b[2])))
+                continue
+            start = _raised_tail(ink, b, limit) if ink is not None else None
+            # fused to the letter before (the blob reaches left past the mark, or a letter-wide grounded part
+            # stands left of the raised columns): keep the raised columns only
+            if start is not None and (b[0] < x0 - 0.3 * height or start - b[0] >= 0.5 * height):
+                spans.append((float(start), float(b[2])))
+            else:
+                break  # a glyph of its own standing on the baseline: a real ``?`` whose dot the blur joined
+        else:
+            spans = spans or [(float(max(x0, word[-2].box[2] - 1)), float(x1))]
+            out.append((min(a for a, _ in spans), max(z for _, z in spans)))
     return out
+
+
+def _raised_tail(ink: np.ndarray, blob: tuple[int, int, int, int], limit: float) -> int | None:
+    """x where the raised right-hand part of a blob begins: the columns at its right end whose ink all lies
+    above ``limit`` (a marker fused to the grounded letter before it). None when there is no such part.
+
+    >>> ink = np.zeros((20, 12), dtype=np.uint8); ink[4:20, 0:5] = 1; ink[0:9, 5:12] = 1
+    >>> _raised_tail(ink, (0, 0, 12, 20), 14.0)
+    5
+    """
+    x0, y0, x1, y1 = blob
+    crop = ink[y0:y1, x0:x1] > 0
+    if crop.size == 0:
+        return None
+    rows = np.arange(crop.shape[0])[:, None]
+    lowest = np.where(crop, rows, -1).max(axis=0) + y0
+    col = crop.shape[1] - 1
+    while col >= 0 and lowest[col] < limit:
+        col -= 1
+    return None if col == crop.shape[1] - 1 or col < 0 else x0 + col + 1
 
 
 def row_metrics(blobs: list[tuple[int, int, int, int]]) -> tuple[float, float] | None:
@@ -573,6 +658,7 @@ def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -
             if a - gap / 2 <= center <= b + gap / 2:
                 reads[index] = reads.get(index, "") + text
     by_id = {token_id: reads.get(index, "") for index, (token_id, _) in enumerate(pending)}
+    glyphs = {token_id: glyph_signature(crop) for token_id, crop in pending}
     out = []
     for token in tokens:
         reread = by_id.get(id(token))
@@ -580,27 +666,31 @@ def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -
             out.append(token)
             continue
         cleaned = clean_marker_read(reread, MARKER_CHARS.replace(",", ""))
+        glyph = glyphs.get(id(token))
         # a run no key can be read from stays a marker with the unknown key "?": it then opens a footnote
         # entry (whose key the page's box markers supply) and drops out of box text instead of showing as "?"
-        out.extend(_key_tokens(cleaned.split(","), token) if cleaned else [Token(UNREAD_KEY, token.bbox,
-                                                                                   token.size)])
+        out.extend(_key_tokens(cleaned.split(","), token, glyph) if cleaned else [
+            Token(UNREAD_KEY, token.bbox, token.size, glyph)])
     return out
 
 
-def _key_tokens(keys: list[str], token: Token) -> list[Token]:
+def _key_tokens(keys: list[str], token: Token, glyph: GlyphSignature | None = None) -> list[Token]:
     """One marker token per key, commas between, spread over the run's box (text layout reads them as one
-    marker, as it does the glyphs of a born-digital ``a,b``)."""
+    marker, as it does the glyphs of a born-digital ``a,b``). The run's glyph signature goes with a single key."""
     text = ",".join(keys)
     step = token.bbox.width / len(text)
     out = []
     for index, char in enumerate(text):
         x0 = token.bbox.x0 + index * step
-        out.append(Token(char, BBox(x0, token.bbox.top, x0 + step, token.bbox.bottom), token.size))
+        out.append(Token(char, BBox(x0, token.bbox.top, x0 + step, token.bbox.bottom), token.size,
+                         glyph if len(keys) == 1 else None))
     return out
 
 
 def footer_text(gray: np.ndarray, band: float = 0.14) -> str:
-    """Plain OCR text of a page's top and bottom bands (where page codes are printed), one tesseract call."""
+    """Plain OCR text of a page's top and bottom bands (where page codes are printed), one tesseract call.
+    The page is deskewed first: a 1° tilt is enough for tesseract to lose a short bold code at the margin."""
+    gray, _ = deskew(np.ascontiguousarray(gray))
     h = gray.shape[0]
     cut = max(1, int(band * h))
     sheet = np.vstack([gray[:cut], np.full((40, gray.shape[1]), 255, dtype=gray.dtype), gray[h - cut:]])

@@ -6,6 +6,7 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
@@ -23,6 +24,7 @@ class Piece:
 
     text: str
     keys: tuple[str, ...] = ()
+    glyph: Any = field(default=None, compare=False, repr=False)  # raster route: the marker's image
 
     @property
     def is_marker(self) -> bool:
@@ -127,14 +129,16 @@ def _make_line(row: list[Token]) -> Line:
     pieces: list[Piece] = []
     previous: Token | None = None
     marker: list[str] = []
+    glyphs: list[Any] = []
 
     def flush_marker() -> None:
         if marker:
             raw = "".join(marker)
             keys = _marker_keys(raw)
             if keys:
-                pieces.append(Piece(raw, keys))
+                pieces.append(Piece(raw, keys, next((g for g in glyphs if g is not None), None)))
             marker.clear()
+            glyphs.clear()
 
     for token in row:
         if not token.text.strip():
@@ -152,6 +156,7 @@ def _make_line(row: list[Token]) -> Line:
             if previous is not None and gap > SPACE_GAP_RATIO * size * 1.5 and not marker:
                 pieces.append(Piece(" "))
             marker.append(token.text)
+            glyphs.append(token.glyph)
         else:
             flush_marker()
             if previous is not None and gap > SPACE_GAP_RATIO * size:
