@@ -278,6 +278,7 @@ def _connector_trees(
     segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox], warnings: list[str]
 ) -> list[RawConnector]:
     head_targets = [_head_target(h, boxes) for h in arrowheads]
+    axis = _flow_axis(arrowheads, head_targets, boxes)
     connectors: list[RawConnector] = []
     complete = _complete_paths(segments, arrowheads, boxes, head_targets)
     done_segments: set[int] = set()
@@ -292,13 +293,28 @@ def _connector_trees(
     rest = [i for i in range(len(segments)) if i not in done_segments]
     rest_heads = [k for k in range(len(arrowheads)) if k not in done_heads]
     connectors.extend(_grouped_trees([segments[i] for i in rest], [arrowheads[k] for k in rest_heads],
-                                     [head_targets[k] for k in rest_heads], boxes, warnings, connectors))
+                                     [head_targets[k] for k in rest_heads], boxes, warnings, connectors, axis))
     return connectors
+
+
+def _flow_axis(arrowheads: list[Shape], head_targets: list[int | None], boxes: list[RawBox]) -> str:
+    """``"x"`` when most arrows enter their boxes from the left or right side (the chart reads across),
+    ``"y"`` when most enter from the top or bottom (it reads down)."""
+    across = down = 0
+    for head, target in zip(arrowheads, head_targets, strict=True):
+        if target is None:
+            continue
+        box, (cx, cy) = boxes[target].bbox, head.bbox.center
+        if min(abs(cx - box.x0), abs(cx - box.x1)) < min(abs(cy - box.top), abs(cy - box.bottom)):
+            across += 1
+        else:
+            down += 1
+    return "x" if across >= down else "y"
 
 
 def _grouped_trees(
     segments: list[Segment], arrowheads: list[Shape], head_targets: list[int | None], boxes: list[RawBox],
-    warnings: list[str], complete: list[RawConnector],
+    warnings: list[str], complete: list[RawConnector], axis: str = "x",
 ) -> list[RawConnector]:
     """Connector trees from strokes that are not whole arrows on their own: union touching strokes."""
     n_seg = len(segments)
@@ -357,7 +373,7 @@ def _grouped_trees(
             target_segments.setdefault(bi, set()).update(hits)
         targets = sorted(set(targets))
         if stems:
-            connectors.extend(_split_by_flow(segs, touched, targets, stems, target_segments))
+            connectors.extend(_split_by_flow(segs, touched, targets, stems, target_segments, boxes, axis))
             continue
         if not targets and not touched:
             continue
@@ -414,14 +430,29 @@ def _touching(segs: list[Segment]) -> list[set[int]]:
 
 
 def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], stems: dict[int, set[int]],
-                   target_segments: dict[int, set[int]]) -> list[RawConnector]:
-    """A tree where some target also sends arrows: flow from another source may not pass that box's stem
-    junction (the stroke it leaves from splits its own flow), so each source reaches only its own targets."""
+                   target_segments: dict[int, set[int]], boxes: list[RawBox] | None = None,
+                   axis: str = "x") -> list[RawConnector]:
+    """A tree where some target also sends arrows: which source reaches which target?
+
+    Flow runs along the strokes the way the chart reads (rightwards when it reads across): a source reaches
+    the targets it can get to without running backwards along a stroke or into another box's outgoing stem.
+    That keeps a source out of a merge line that runs back to another box's branch (two boxes whose
+    outgoing lines merge into one bus into a third). A source that reaches nothing that way falls back to
+    the older rule: flow from another source may not pass a sending target's stem junction."""
     adj = _touching(segs)
     all_sources = list(sources) + list(stems)
     out = []
     for source in all_sources:
         start = stems[source] if source in stems else target_segments.get(source, set())
+        if boxes is not None:
+            other_stems = {si for other, stem in stems.items() if other != source for si in stem}
+            seen = _forward_reach(segs, adj, start, boxes[source], other_stems, axis)
+            reached = [t for t in targets if t != source and target_segments.get(t, set()) & seen]
+            if reached:
+                out.append(RawConnector([source], reached, segs, "line",
+                                        target_segments={t: target_segments[t] for t in reached},
+                                        source_segments=set(start)))
+                continue
         blocked: set[int] = set()
         for other, stem in stems.items():
             if other == source:
@@ -444,6 +475,42 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
                                     target_segments={t: target_segments[t] for t in reached},
                                     source_segments=set(start)))
     return out
+
+
+def _forward_reach(segs: list[Segment], adj: list[set[int]], start: set[int], box: RawBox, blocked: set[int],
+                   axis: str) -> set[int]:
+    """Strokes reachable from ``box`` along ``start`` without moving backwards along ``axis`` (more than a
+    stroke's wobble) and without entering ``blocked`` strokes."""
+    tol = 2 * TOUCH_TOL
+    seen: set[int] = set()
+    queue: list[tuple[int, Point]] = []
+    for si in start:
+        seg = segs[si]
+        entry = seg.a if _box_distance(box, seg.a) <= _box_distance(box, seg.b) else seg.b
+        queue.append((si, entry))
+    visited: set[tuple[int, int, int]] = set()
+    while queue:
+        si, entry = queue.pop()
+        key = (si, round(entry[0]), round(entry[1]))
+        if key in visited:
+            continue
+        visited.add(key)
+        seen.add(si)
+        seg = segs[si]
+        for ni in adj[si]:
+            if ni in blocked:
+                continue
+            other = segs[ni]
+            joint = next((p for p in (other.a, other.b) if point_segment_distance(p, seg.a, seg.b) <= TOUCH_TOL),
+                         None) or next((p for p in (seg.a, seg.b)
+                                        if point_segment_distance(p, other.a, other.b) <= TOUCH_TOL), None)
+            if joint is None:
+                continue
+            move = joint[0] - entry[0] if axis == "x" else joint[1] - entry[1]
+            if move < -tol:
+                continue
+            queue.append((ni, joint))
+    return seen
 
 
 def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dkg.errors import ParseError
 from dkg.parsing.assemble import PAGE_CODE, PageLayout, assemble
 from dkg.parsing.digital import extract_primitives
-from dkg.parsing.glyphs import marker_key_similarity
 from dkg.parsing.models import (
     Box,
     Connector,
@@ -24,7 +24,7 @@ from dkg.parsing.models import (
     ParseResult,
     UnreadablePDFError,
 )
-from dkg.parsing.ocr_text import reconcile_note_keys
+from dkg.parsing.ocr_text import MISREAD_MARKS, UNREAD_KEY, reconcile_note_keys
 from dkg.parsing.textlayout import Line, TextBlock, collapse, render, words_of
 from dkg.types import HeadTailEdge
 
@@ -38,7 +38,9 @@ LINK_TEXT = re.compile(
 FOOTNOTE_LINE = re.compile(r"^([a-z]{1,2}|\d{1,2})[.)]?\s+(\S.*)$|^([a-z])(?=[A-Z][a-z])(\S.*)$")
 MIN_TEXT_CHARS = 8
 GLYPH_MATCH_MIN = 0.6
-GLYPH_MATCH_MARGIN = 0.08
+GLYPH_MATCH_MARGIN = 0.05
+VOTE_MIN = 0.75
+VOTE_MARGIN = 0.1
 ProgressCallback = Callable[[int, int], None]
 
 
@@ -81,6 +83,7 @@ class _PageState:
     seconds: float
     issues: list[str]
     links: list[Any]
+    note_keys: dict[int, str] = field(default_factory=dict)  # footnote entry index → key settled by glyphs
 
 
 class DocumentParser:
@@ -245,7 +248,8 @@ def _footnote_entries(lines: list[Line], code: str | None) -> list[tuple[str, st
 
 
 def _footnote_entries_with_glyphs(lines: list[Line], code: str | None) -> list[tuple[str, str, Any]]:
-    """``(key, text, glyph)``: as :func:`_footnote_entries`, with the key's glyph signature (raster route)."""
+    """``(key, text, marker)``: as :func:`_footnote_entries`, with the marker piece opening the entry (None when
+    the key was read as plain text); on the raster route the piece carries the key's glyph signature."""
     footer_rows = [ln.bbox for ln in lines if PAGE_CODE.search(ln.plain) and (code is None or code in ln.plain)]
     notes: list[tuple[str, list[str]]] = []
     glyphs: list[Any] = []
@@ -261,7 +265,7 @@ def _footnote_entries_with_glyphs(lines: list[Line], code: str | None) -> list[t
             rest = "".join(p.text for p in line.pieces[line.pieces.index(marker) + 1:] if not p.is_marker)
             current = [rest]
             notes.append((marker.keys[0], current))
-            glyphs.append(marker.glyph)
+            glyphs.append(marker)
             previous = line
             continue
         match = FOOTNOTE_LINE.match(plain)
@@ -279,9 +283,11 @@ def _footnote_entries_with_glyphs(lines: list[Line], code: str | None) -> list[t
         else:
             current = None
     out = []
-    for (key, parts), glyph in zip(notes, glyphs, strict=True):
+    for (key, parts), marker in zip(notes, glyphs, strict=True):
         block = TextBlock([Line([_piece(p)], lines[0].bbox, lines[0].size) for p in parts])
-        out.append((key, render(block)[1], glyph))
+        # a misread of the key glyph left in front of the text (``® High-dose ...``)
+        text = render(block)[1].lstrip("".join(MISREAD_MARKS) + " ")
+        out.append((key, text, marker))
     return out
 
 
@@ -297,7 +303,39 @@ def _page_note_entries(state: _PageState) -> list[tuple[str, str, Any]]:
         return entries
     used = [key for box in state.layout.boxes if box.block is not None for key in box.block.markers]
     keys = reconcile_note_keys([key for key, _, _ in entries], used)
+    if state.note_keys:  # keys the box markers' glyphs settled win; an entry left holding one of them is unkeyed
+        taken = set(state.note_keys.values())
+        keys = [state.note_keys.get(i, f"{UNREAD_KEY}{i}" if key in taken else key) for i, key in enumerate(keys)]
     return [(key, text, glyph) for key, (_, text, glyph) in zip(keys, entries, strict=True)]
+
+
+def _vote_note_keys(state: _PageState, pieces: list[Any]) -> None:
+    """Re-key footnote entries by the box markers that look like them. The key opening a footnote is tiny and
+    often misread (and the order-based reconciliation can then shift several entries by one); box markers are
+    read better. Each box marker whose glyph clearly matches one entry's key glyph votes for its read key;
+    an entry whose votes agree takes that key, and an entry left holding a key another entry took is unkeyed."""
+    from dkg.parsing.glyphs import marker_key_similarity  # OpenCV: loaded for scanned pages only
+
+    entries = _footnote_entries_with_glyphs(state.layout.bottom, state.layout.code)
+    targets = [(index, m) for index, (_, _, m) in enumerate(entries) if m is not None and m.glyph is not None]
+    if len(targets) < 2:
+        return
+    votes: dict[int, Counter[str]] = {}
+    for piece in pieces:
+        if piece.glyph is None or len(piece.keys) != 1 or not piece.keys[0].isalnum():
+            continue
+        scores = sorted(((marker_key_similarity(piece.glyph, m.glyph), index) for index, m in targets), reverse=True)
+        if scores[0][0] >= VOTE_MIN and scores[0][0] - scores[1][0] >= VOTE_MARGIN:
+            votes.setdefault(scores[0][1], Counter())[piece.keys[0]] += 1
+    claims: dict[str, list[tuple[int, int]]] = {}
+    for index, counter in votes.items():
+        (key, count), *rest = counter.most_common()
+        if not rest or count > rest[0][1]:
+            claims.setdefault(key, []).append((count, index))
+    for key, bids in claims.items():
+        bids.sort(reverse=True)
+        if len(bids) == 1 or bids[0][0] > bids[1][0]:  # two entries claiming one key: the most votes wins
+            state.note_keys[bids[0][1]] = key
 
 
 def repair_ocr_markers(state: _PageState) -> None:
@@ -306,15 +344,25 @@ def repair_ocr_markers(state: _PageState) -> None:
     most like (same letter, same font, same scan); then, a page listing the footnotes its boxes cite, when as
     many footnotes are left uncited as there are bad markers, they are matched in reading order (footnote
     letters are handed out in order of first use). Otherwise the markers are left as read."""
+    from dkg.parsing.glyphs import marker_key_similarity  # OpenCV: loaded for scanned pages only
+
+    boxes = sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0))
+    pieces = [p for box in boxes for line in box.block.lines for p in line.pieces if p.is_marker]  # type: ignore[union-attr]
+    _vote_note_keys(state, pieces)
     entries = _page_note_entries(state)
     notes = {key: text for key, text, _ in entries}
     if not notes:
         return
-    boxes = sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0))
-    pieces = [p for box in boxes for line in box.block.lines for p in line.pieces if p.is_marker]  # type: ignore[union-attr]
+    glyphs = [(key, m.glyph) for key, _, m in entries if m is not None and m.glyph is not None]
+    for piece in pieces:  # a marker that clearly looks like another footnote's key than the one read is that one
+        if piece.glyph is None or len(piece.keys) != 1 or len(glyphs) < 2:
+            continue
+        scores = sorted(((marker_key_similarity(piece.glyph, glyph), key) for key, glyph in glyphs), reverse=True)
+        if scores[0][0] >= VOTE_MIN and scores[0][0] - scores[1][0] >= VOTE_MARGIN:
+            piece.keys = (scores[0][1],)
     bad = [(p, i) for p in pieces for i, key in enumerate(p.keys) if key not in notes]
     # first by shape: the marker is the footnote key it looks like, when one clearly looks most like it
-    keyed = [(key, glyph) for key, _, glyph in entries if glyph is not None and key.isalnum()]
+    keyed = [(key, m.glyph) for key, _, m in entries if m is not None and m.glyph is not None and key.isalnum()]
     unmatched = []
     for piece, i in bad:
         if piece.glyph is not None and len(piece.keys) == 1 and len(keyed) >= 2:

@@ -13,6 +13,10 @@ LETTERS = string.ascii_lowercase
 _ROMAN_WORD = re.compile(r"(?<![A-Za-z0-9'\u2019])([IVXl|]{1,4}(?:[-\u2013][IVXl|]{1,4})?)(?![A-Za-z0-9'\u2019])")
 
 
+UNREAD_KEY = "?"  # a raised marker whose key could not be read
+# what tesseract makes of a small raised letter it cannot read
+MISREAD_MARKS = frozenset("*?'\u2018\u2019\u201c\u201d\"!\u00ae\u00a9\u2122\u00b0^`")
+
 def infer_key_sequence(reads: list[str]) -> list[str]:
     """Footnote keys of a page's footnote list, from the (unreliable) reads of each entry's marker.
 

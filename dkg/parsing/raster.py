@@ -18,12 +18,10 @@ from dkg.parsing.assemble import _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.glyphs import GlyphSignature, glyph_signature
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
-from dkg.parsing.ocr_text import clean_marker_read, fix_roman_numerals
+from dkg.parsing.ocr_text import MISREAD_MARKS, UNREAD_KEY, clean_marker_read, fix_roman_numerals
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
-UNREAD_KEY = "?"
-MISREAD_MARKS = set("*?'\u2018\u2019\u201c\u201d\"!\u00ae\u00a9\u2122\u00b0^`")
 
 
 @dataclass
@@ -125,10 +123,14 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
     dash_like = []
     upright = []
     glyph_boxes = []
+    near_box = cv2.dilate(box_mask, np.ones((3, 3), np.uint8), iterations=max(2, stroke))
     for label in range(1, count):
         x, y, cw, ch, area = stats[label]
         if cw <= glyph_max and ch <= glyph_max:
-            if ch <= 2.0 * ppt and cw >= 2 * ch and cw >= 2.5 * ppt:
+            if (area >= 0.4 * cw * ch and min(cw, ch) >= 1.8 * ppt and max(cw, ch) <= 8 * ppt
+                    and near_box[y: y + ch, x: x + cw].any()):
+                continue  # a solid head against a box border, cut off from its dashed line: a stroke
+            if ch <= 2.0 * ppt and cw >= 1.6 * ch and cw >= 2.5 * ppt:
                 dash_like.append(label)
             elif cw <= 2.0 * ppt and ch >= 2 * cw and ch >= 2.5 * ppt:
                 upright.append(label)  # a dash of a vertical dashed line, or an l, I, 1 or !
