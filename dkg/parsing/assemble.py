@@ -131,6 +131,10 @@ def assemble(prims: PagePrimitives) -> PageLayout:
             # a label glyph that strays onto an arrowhead does not make the arrowhead a box
             free.extend(cand.tokens)
             arrowheads.append(shape)
+        elif visible and prims.source == "ocr" and not any(sum(c.isalnum() for c in t.text) >= 2 for t in visible):
+            # a white area closed in by connectors and box sides, holding only OCR noise from arrowheads
+            # (``c <C``): a drawn box holds at least one word
+            continue
         elif visible:
             boxes.append(cand)
         else:
@@ -142,7 +146,7 @@ def assemble(prims: PagePrimitives) -> PageLayout:
         box.block = TextBlock(build_lines(box.tokens))
 
     segments = _drop_border_segments(prims.segments, boxes)
-    connectors = _connector_trees(segments, arrowheads, boxes, warnings)
+    connectors = _connector_trees(segments, arrowheads, boxes, warnings, prims.source == "ocr")
     for shape in empties:
         tip = _is_block_arrow(shape)
         if tip is None:
@@ -275,7 +279,8 @@ def _complete_paths(segments: list[Segment], arrowheads: list[Shape], boxes: lis
 
 
 def _connector_trees(
-    segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox], warnings: list[str]
+    segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox], warnings: list[str],
+    raster: bool = False,
 ) -> list[RawConnector]:
     head_targets = [_head_target(h, boxes) for h in arrowheads]
     axis = _flow_axis(arrowheads, head_targets, boxes)
@@ -293,7 +298,8 @@ def _connector_trees(
     rest = [i for i in range(len(segments)) if i not in done_segments]
     rest_heads = [k for k in range(len(arrowheads)) if k not in done_heads]
     connectors.extend(_grouped_trees([segments[i] for i in rest], [arrowheads[k] for k in rest_heads],
-                                     [head_targets[k] for k in rest_heads], boxes, warnings, connectors, axis))
+                                     [head_targets[k] for k in rest_heads], boxes, warnings, connectors, axis,
+                                     raster))
     return connectors
 
 
@@ -314,7 +320,7 @@ def _flow_axis(arrowheads: list[Shape], head_targets: list[int | None], boxes: l
 
 def _grouped_trees(
     segments: list[Segment], arrowheads: list[Shape], head_targets: list[int | None], boxes: list[RawBox],
-    warnings: list[str], complete: list[RawConnector], axis: str = "x",
+    warnings: list[str], complete: list[RawConnector], axis: str = "x", raster: bool = False,
 ) -> list[RawConnector]:
     """Connector trees from strokes that are not whole arrows on their own: union touching strokes."""
     n_seg = len(segments)
@@ -372,7 +378,8 @@ def _grouped_trees(
             source_segments |= hits
             target_segments.setdefault(bi, set()).update(hits)
         targets = sorted(set(targets))
-        if stems:
+        if stems or (raster and len(touched) >= 2 and targets):
+            # scanned pages carry no drawing order to tell merged lines apart: follow the flow per source
             connectors.extend(_split_by_flow(segs, touched, targets, stems, target_segments, boxes, axis))
             continue
         if not targets and not touched:
@@ -446,7 +453,9 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
         start = stems[source] if source in stems else target_segments.get(source, set())
         if boxes is not None:
             other_stems = {si for other, stem in stems.items() if other != source for si in stem}
-            seen = _forward_reach(segs, adj, start, boxes[source], other_stems, axis)
+            sending = {si for other in all_sources if other != source
+                       for si in (stems[other] if other in stems else target_segments.get(other, set()))}
+            seen = _forward_reach(segs, adj, start, boxes[source], other_stems, axis, sending)
             reached = [t for t in targets if t != source and target_segments.get(t, set()) & seen]
             if reached:
                 out.append(RawConnector([source], reached, segs, "line",
@@ -478,9 +487,11 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
 
 
 def _forward_reach(segs: list[Segment], adj: list[set[int]], start: set[int], box: RawBox, blocked: set[int],
-                   axis: str) -> set[int]:
+                   axis: str, sending: set[int] | None = None) -> set[int]:
     """Strokes reachable from ``box`` along ``start`` without moving backwards along ``axis`` (more than a
-    stroke's wobble) and without entering ``blocked`` strokes."""
+    stroke's wobble), without entering ``blocked`` strokes and, when ``sending`` (strokes leaving other
+    source boxes) is given, without turning from a line into a stroke that ends on it and leads back to
+    another source: such a stroke is that source's line merging in, and flows into the line, not out of it."""
     tol = 2 * TOUCH_TOL
     seen: set[int] = set()
     queue: list[tuple[int, Point]] = []
@@ -509,8 +520,31 @@ def _forward_reach(segs: list[Segment], adj: list[set[int]], start: set[int], bo
             move = joint[0] - entry[0] if axis == "x" else joint[1] - entry[1]
             if move < -tol:
                 continue
+            if sending and _merges_in(segs, adj, si, ni, joint, sending - start):
+                continue
             queue.append((ni, joint))
     return seen
+
+
+def _merges_in(segs: list[Segment], adj: list[set[int]], line: int, stem: int, joint: Point,
+               sending: set[int]) -> bool:
+    """True when ``stem`` ends on ``line``'s interior at ``joint`` and the strokes beyond it reach a stroke
+    of another source (``sending``)."""
+    seg, other = segs[line], segs[stem]
+    if min(math.dist(other.a, joint), math.dist(other.b, joint)) > TOUCH_TOL:
+        return False  # not a stroke ending here
+    if min(math.dist(seg.a, joint), math.dist(seg.b, joint)) <= 2 * TOUCH_TOL:
+        return False  # a corner or the end of the line, not a T
+    at_joint = {i for i, s in enumerate(segs) if i != stem and point_segment_distance(joint, s.a, s.b) <= TOUCH_TOL}
+    side = {stem}
+    stack = [stem]
+    while stack:
+        current = stack.pop()
+        for nxt in adj[current]:
+            if nxt not in side and nxt not in at_joint:
+                side.add(nxt)
+                stack.append(nxt)
+    return bool(side & sending)
 
 
 def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:
