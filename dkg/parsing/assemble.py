@@ -13,6 +13,7 @@ from dkg.parsing.textlayout import Line, TextBlock, build_lines, group_blocks
 PAGE_CODE = re.compile(r"\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\b")
 ARROWHEAD_MAX = 22.0
 TOUCH_TOL = 3.5
+CORNER_GAP = 9.0  # points: the widest gap bridged between two free stroke ends on scanned pages
 ATTACH_TOL = 5.0
 
 
@@ -337,6 +338,15 @@ def _grouped_trees(
                 point_segment_distance(sj.a, si.a, si.b), point_segment_distance(sj.b, si.a, si.b),
             ) <= TOUCH_TOL:
                 uf.union(i, j)
+    if raster:
+        # a dashed elbow's corner is a dash too short to tell from a glyph and gets lost: bridge the gap between
+        # two free stroke ends (ends at no box) that nearly meet
+        free_ends = [(i, p) for i, seg in enumerate(segments) for p in (seg.a, seg.b)
+                     if all(_box_distance(box, p) > ATTACH_TOL for box in boxes)]
+        for n, (i, p) in enumerate(free_ends):
+            for j, q in free_ends[n + 1:]:
+                if i != j and math.dist(p, q) <= CORNER_GAP:
+                    uf.union(i, j)
     head_boxes = [h.bbox.expand(TOUCH_TOL) for h in arrowheads]
     for k, hb in enumerate(head_boxes):
         for i, seg in enumerate(segments):
