@@ -148,12 +148,20 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
                     for gx0, gy0, gx1, gy1 in glyph_boxes)
         if left and right:
             glyph_mask[labels == label] = 255
-    for label in upright:
-        # a letter stands in a word: another glyph beside it on the same line
-        x, y, cw, ch, _ = stats[label]
-        if any((abs(gx1 - x) <= 3 * ppt or abs(gx0 - (x + cw)) <= 3 * ppt) and gy0 <= y + ch and gy1 >= y
-               for gx0, gy0, gx1, gy1 in glyph_boxes):
-            glyph_mask[labels == label] = 255
+    pending_upright = list(upright)
+    while pending_upright:  # a letter stands in a word: another glyph beside it on the same line (an l or I
+        # counts once it is known to be a letter, so a thin raised key before an I is found too)
+        kept = []
+        for label in pending_upright:
+            x, y, cw, ch, _ = stats[label]
+            if any((abs(gx1 - x) <= 3 * ppt or abs(gx0 - (x + cw)) <= 3 * ppt) and gy0 <= y + ch and gy1 >= y
+                   for gx0, gy0, gx1, gy1 in glyph_boxes):
+                glyph_mask[labels == label] = 255
+                kept.append(label)
+        for label in kept:
+            x, y, cw, ch, _ = stats[label]
+            glyph_boxes.append((x, y, x + cw, y + ch))
+        pending_upright = [label for label in pending_upright if label not in kept] if kept else []
     strokes = cv2.bitwise_and(outside, cv2.bitwise_not(glyph_mask))
 
     # arrowheads: what survives an opening wider than a line stroke
