@@ -487,7 +487,7 @@ def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]
             continue
         inside = [b for b in blobs if min(b[2], x1) - max(b[0], x0) >= 0.5 * (x1 - x0)]
         dot = any(b[3] >= limit and b[3] - b[1] < 0.3 * height and x0 <= b[0] and b[2] <= x1 + 1
-                  for b in inside)
+                  for b in blobs)
         if not inside or dot or not any(b[1] <= baseline - 0.75 * height for b in inside):
             continue
         spans = []

@@ -150,7 +150,7 @@ def _make_line(row: list[Token]) -> Line:
         is_super = (token.text.isalnum() or token.text == "?" or (token.text in ",;" and bool(marker))) and (
             token.size < size * SUPERSCRIPT_SIZE_RATIO) and (
             token.bbox.bottom < baseline - SUPERSCRIPT_RAISE_RATIO * size
-        ) or (token.text == "?" and token.glyph is not None and token.size < size * SUPERSCRIPT_SIZE_RATIO)
+        )
         gap = token.bbox.x0 - previous.bbox.x1 if previous is not None else 0.0
         if is_super:
             if previous is not None and gap > SPACE_GAP_RATIO * size * 1.5 and not marker:
