@@ -104,3 +104,55 @@ def test_title_band_merges_into_its_box_and_frames_are_not_boxes() -> None:
 def test_footer_code_found() -> None:
     prims = page(shapes=[rect(50, 100, 150, 140)], tokens=text("A", 90, 110) + text("ALL-7", 500, 770))
     assert assemble(prims).code == "ALL-7"
+
+
+def word(s: str, x: float, y: float, size: float = 10) -> list[Token]:
+    """One token per word, as the raster route makes them."""
+    return [Token(s, BBox(x, y, x + 5 * len(s), y + size), size)]
+
+
+def right_head(tip_x: float, tip_y: float) -> Shape:
+    """A filled right-pointing arrowhead whose tip touches x = tip_x."""
+    pts = ((tip_x - 7, tip_y - 3), (tip_x - 7, tip_y + 3), (tip_x, tip_y))
+    return Shape(pts, BBox.around(pts), True, False, "polygon")
+
+
+def test_merge_bus_sources_do_not_run_back_into_another_boxes_branch() -> None:
+    # A's line runs right and down a bus into S. P splits: up and right into the bus, and down into R; R's
+    # line also merges into the bus. Without drawing order (a scan), A could reach R by running back left
+    # along P's upper branch; it must not.
+    boxes = [rect(50, 40, 150, 80), rect(50, 120, 150, 160), rect(290, 160, 380, 200), rect(500, 230, 600, 270)]
+    segs = [Segment((150, 60), (400, 60)), Segment((400, 60), (400, 250)),      # A's line and the bus
+            Segment((150, 140), (200, 140)), Segment((200, 100), (200, 180)),   # P's stub and its split
+            Segment((200, 100), (400, 100)), Segment((200, 180), (283, 180)),   # P's branches
+            Segment((380, 180), (400, 180)),                                     # R's line into the bus
+            Segment((400, 250), (493, 250))]                                     # bus into S
+    tokens = word("Aa", 90, 50) + word("Pp", 90, 130) + word("Rr", 320, 170) + word("Ss", 540, 240)
+    for source in ("digital", "ocr"):
+        prims = page(shapes=boxes, segments=segs, arrowheads=[right_head(290, 180), right_head(500, 250)],
+                     tokens=tokens)
+        prims.source = source
+        assert edges(assemble(prims)) == {("Aa", "Ss"), ("Pp", "Rr"), ("Pp", "Ss"), ("Rr", "Ss")}, source
+
+
+def test_scanned_gap_at_a_dashed_elbow_corner_is_bridged() -> None:
+    # the corner dash of a dashed elbow was lost as a glyph: the two free stroke ends 6 pt apart are joined
+    boxes = [rect(50, 40, 150, 80), rect(300, 200, 400, 240)]
+    segs = [Segment((150, 60), (200, 60)), Segment((200, 60), (200, 214)), Segment((205, 218), (293, 218))]
+    tokens = word("Aa", 90, 50) + word("Bb", 340, 210)
+    for source, expected in (("ocr", {("Aa", "Bb")}), ("digital", set())):
+        prims = page(shapes=boxes, segments=segs, arrowheads=[right_head(300, 218)], tokens=tokens)
+        prims.source = source
+        assert edges(assemble(prims)) == expected, source
+
+
+def test_scanned_area_holding_only_arrowhead_noise_is_not_a_box() -> None:
+    boxes = [rect(50, 40, 150, 80), rect(300, 40, 400, 80), rect(180, 30, 260, 90)]
+    segs = [Segment((150, 60), (293, 60))]
+    tokens = (word("Start", 70, 50) + word("Next", 320, 50)
+              + [Token("c", BBox(200, 50, 205, 58), 6), Token("<C", BBox(230, 50, 240, 58), 6)])
+    prims = page(shapes=boxes, segments=segs, arrowheads=[right_head(300, 60)], tokens=tokens)
+    prims.source = "ocr"
+    layout = assemble(prims)
+    assert len(layout.boxes) == 2
+    assert edges(layout) == {("Start", "Next")}

@@ -6,7 +6,7 @@ import numpy as np
 
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
-from dkg.parsing.raster import _key_tokens, is_text_chain, row_metrics, superscript_runs
+from dkg.parsing.raster import _Char, _hinted_runs, _key_tokens, is_text_chain, row_metrics, superscript_runs
 
 # one row, baseline y=100, cap height 30: "TKI" then a raised "a,b" then "or"
 T, K, EYE = (0, 70, 20, 100), (22, 70, 42, 100), (44, 70, 48, 100)
@@ -74,3 +74,28 @@ def test_joined_letters_are_text_and_a_connector_with_its_arrowhead_is_not() -> 
         word[1:11, x0] = True
     assert not is_text_chain(connector)
     assert is_text_chain(word)
+
+
+def _fused_pair() -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """A grounded letter (columns 0-10, rows 10-30) with a raised marker (columns 11-18, rows 2-14) joined to
+    it by the blur; baseline 30, cap height 20."""
+    ink = np.zeros((40, 40), dtype=np.uint8)
+    ink[10:31, 0:11] = 1
+    ink[2:15, 11:19] = 1
+    return ink, [(0, 2, 19, 31)]
+
+
+def test_a_marker_fused_to_the_letter_before_is_cut_at_its_raised_columns() -> None:
+    ink, blobs = _fused_pair()
+    word = [_Char("y", (0, 10, 12, 31)), _Char("\u201d", (10, 2, 19, 14))]
+    assert _hinted_runs([word], blobs, [], 30.0, 20.0, ink) == [(11.0, 19.0)]
+
+
+def test_a_question_mark_standing_on_the_baseline_is_not_a_marker() -> None:
+    # the blur joined the dot to the hook: one blob from cap height to the baseline, the mark's own width
+    ink = np.zeros((40, 60), dtype=np.uint8)
+    ink[10:31, 0:11] = 1
+    ink[10:31, 14:24] = 1
+    blobs = [(0, 10, 11, 31), (14, 10, 24, 31)]
+    word = [_Char("s", (0, 10, 11, 31)), _Char("?", (14, 10, 24, 31))]
+    assert _hinted_runs([word], blobs, [], 30.0, 20.0, ink) == []
