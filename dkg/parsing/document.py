@@ -309,24 +309,33 @@ def _page_note_entries(state: _PageState) -> list[tuple[str, str, Any]]:
     return [(key, text, glyph) for key, (_, text, glyph) in zip(keys, entries, strict=True)]
 
 
+def _clear_match(glyph: Any, candidates: list[tuple[Any, Any]], least: float, margin: float) -> Any:
+    """The label of the candidate ``(label, glyph)`` the marker glyph looks most like, when it scores at least
+    ``least`` and beats the runner-up by ``margin``; else None."""
+    from dkg.parsing.glyphs import marker_key_similarity  # OpenCV: loaded for scanned pages only
+
+    if glyph is None or len(candidates) < 2:
+        return None
+    scores = sorted(((marker_key_similarity(glyph, other), n) for n, (_, other) in enumerate(candidates)),
+                    reverse=True)
+    (best, n), (second, _) = scores[0], scores[1]
+    return candidates[n][0] if best >= least and best - second >= margin else None
+
+
 def _vote_note_keys(state: _PageState, pieces: list[Any]) -> None:
     """Re-key footnote entries by the box markers that look like them. The key opening a footnote is tiny and
     often misread (and the order-based reconciliation can then shift several entries by one); box markers are
     read better. Each box marker whose glyph clearly matches one entry's key glyph votes for its read key;
     an entry whose votes agree takes that key, and an entry left holding a key another entry took is unkeyed."""
-    from dkg.parsing.glyphs import marker_key_similarity  # OpenCV: loaded for scanned pages only
-
     entries = _footnote_entries_with_glyphs(state.layout.bottom, state.layout.code)
-    targets = [(index, m) for index, (_, _, m) in enumerate(entries) if m is not None and m.glyph is not None]
-    if len(targets) < 2:
-        return
+    targets = [(index, m.glyph) for index, (_, _, m) in enumerate(entries) if m is not None and m.glyph is not None]
     votes: dict[int, Counter[str]] = {}
     for piece in pieces:
-        if piece.glyph is None or len(piece.keys) != 1 or not piece.keys[0].isalnum():
+        if len(piece.keys) != 1 or not piece.keys[0].isalnum():
             continue
-        scores = sorted(((marker_key_similarity(piece.glyph, m.glyph), index) for index, m in targets), reverse=True)
-        if scores[0][0] >= VOTE_MIN and scores[0][0] - scores[1][0] >= VOTE_MARGIN:
-            votes.setdefault(scores[0][1], Counter())[piece.keys[0]] += 1
+        index = _clear_match(piece.glyph, targets, VOTE_MIN, VOTE_MARGIN)
+        if index is not None:
+            votes.setdefault(index, Counter())[piece.keys[0]] += 1
     claims: dict[str, list[tuple[int, int]]] = {}
     for index, counter in votes.items():
         (key, count), *rest = counter.most_common()
@@ -344,8 +353,6 @@ def repair_ocr_markers(state: _PageState) -> None:
     most like (same letter, same font, same scan); then, a page listing the footnotes its boxes cite, when as
     many footnotes are left uncited as there are bad markers, they are matched in reading order (footnote
     letters are handed out in order of first use). Otherwise the markers are left as read."""
-    from dkg.parsing.glyphs import marker_key_similarity  # OpenCV: loaded for scanned pages only
-
     boxes = sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0))
     pieces = [p for box in boxes for line in box.block.lines for p in line.pieces if p.is_marker]  # type: ignore[union-attr]
     _vote_note_keys(state, pieces)
@@ -355,23 +362,19 @@ def repair_ocr_markers(state: _PageState) -> None:
         return
     glyphs = [(key, m.glyph) for key, _, m in entries if m is not None and m.glyph is not None]
     for piece in pieces:  # a marker that clearly looks like another footnote's key than the one read is that one
-        if piece.glyph is None or len(piece.keys) != 1 or len(glyphs) < 2:
-            continue
-        scores = sorted(((marker_key_similarity(piece.glyph, glyph), key) for key, glyph in glyphs), reverse=True)
-        if scores[0][0] >= VOTE_MIN and scores[0][0] - scores[1][0] >= VOTE_MARGIN:
-            piece.keys = (scores[0][1],)
+        if len(piece.keys) == 1:
+            key = _clear_match(piece.glyph, glyphs, VOTE_MIN, VOTE_MARGIN)
+            piece.keys = (key,) if key is not None else piece.keys
     bad = [(p, i) for p in pieces for i, key in enumerate(p.keys) if key not in notes]
     # first by shape: the marker is the footnote key it looks like, when one clearly looks most like it
-    keyed = [(key, m.glyph) for key, _, m in entries if m is not None and m.glyph is not None and key.isalnum()]
+    keyed = [(key, glyph) for key, glyph in glyphs if key.isalnum()]
     unmatched = []
     for piece, i in bad:
-        if piece.glyph is not None and len(piece.keys) == 1 and len(keyed) >= 2:
-            scores = sorted(((marker_key_similarity(piece.glyph, glyph), key) for key, glyph in keyed), reverse=True)
-            log.debug("marker %r glyph scores %s", piece.keys, [(round(v, 2), k) for v, k in scores[:3]])
-            if scores[0][0] >= GLYPH_MATCH_MIN and scores[0][0] - scores[1][0] >= GLYPH_MATCH_MARGIN:
-                piece.keys = (scores[0][1],)
-                continue
-        unmatched.append((piece, i))
+        key = _clear_match(piece.glyph, keyed, GLYPH_MATCH_MIN, GLYPH_MATCH_MARGIN) if len(piece.keys) == 1 else None
+        if key is not None:
+            piece.keys = (key,)
+        else:
+            unmatched.append((piece, i))
     bad = unmatched
     cited = {key for p in pieces for key in p.keys if key in notes}
     spare = sorted(set(notes) - cited, key=lambda k: (len(k), k))
