@@ -81,6 +81,24 @@ def fix_roman_numerals(text: str) -> str:
     return _ROMAN_WORD.sub(repl, text)
 
 
+_BAR_FOR_I = re.compile(r"(?<![^\W\d_])\|(?=[a-z])")
+_CAPITAL_INSIDE = re.compile(r"(?<=[a-z])([COSVWXZU])(?=[a-z])")
+_LOWER_I_IN_ACRONYM = re.compile(r"\b([A-Z]{2,})i(s?)\b")
+
+
+def fix_case_confusions(text: str) -> str:
+    """Undo OCR's usual mix-ups of letters that look alike in two cases or as a bar: ``|notuzumab`` →
+    ``Inotuzumab``, ``inotuZumab`` → ``inotuzumab`` (c o s u v w x z look the same in both cases, so a
+    capital between small letters is a misread), ``TKis`` → ``TKIs`` (a small i closing an acronym).
+
+    >>> fix_case_confusions("|notuzumab or inotuZumab with TKis; MRIs, iPSC and T-cell stay")
+    'Inotuzumab or inotuzumab with TKIs; MRIs, iPSC and T-cell stay'
+    """
+    text = _BAR_FOR_I.sub("I", text)
+    text = _CAPITAL_INSIDE.sub(lambda m: m.group(1).lower(), text)
+    return _LOWER_I_IN_ACRONYM.sub(lambda m: f"{m.group(1)}I{m.group(2)}", text)
+
+
 def reconcile_note_keys(reads: list[str], used: Iterable[str]) -> list[str]:
     """Keys of a page's footnote entries (top to bottom), from OCR reads of their tiny raised keys and the
     keys of the (larger, better read) markers used in the page's boxes.

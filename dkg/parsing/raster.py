@@ -18,7 +18,13 @@ from dkg.parsing.assemble import _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.glyphs import GlyphSignature, glyph_signature
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
-from dkg.parsing.ocr_text import MISREAD_MARKS, UNREAD_KEY, clean_marker_read, fix_roman_numerals
+from dkg.parsing.ocr_text import (
+    MISREAD_MARKS,
+    UNREAD_KEY,
+    clean_marker_read,
+    fix_case_confusions,
+    fix_roman_numerals,
+)
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
@@ -354,8 +360,8 @@ def reread_words(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -> 
     reads = {}
     by_id = {id(t): t for t in tokens}
     for (token_id, _), words in zip(pending, groups, strict=True):
-        text = fix_roman_numerals("".join(c.text for word in sorted(words, key=lambda w: w[0].box[0])
-                                          for c in word).strip())
+        text = fix_case_confusions(fix_roman_numerals("".join(
+            c.text for word in sorted(words, key=lambda w: w[0].box[0]) for c in word).strip()))
         first = by_id[token_id].text
         # the re-read may only drop glyphs of the marker from the end (``blinatumomabt``) or restore the
         # letter tesseract's offset boxes put beyond the cut (``biops``); anything else keeps the first reading
@@ -595,7 +601,11 @@ def superscript_runs(blobs: list[tuple[int, int, int, int]], baseline: float, he
     out = []
     for run in runs:
         letter = any(b[1] <= baseline - 0.75 * height and (b[3] - b[1]) >= 0.3 * height
-                     and (b[2] - b[0]) >= 0.12 * height for b in run)
+                     and (b[2] - b[0]) >= 0.12 * height for b in run) or any(
+            # a raised i: a short stem with its dot above it (neither reaches cap height on its own)
+            (b[3] - b[1]) >= 0.3 * height and any(d is not b and d[3] <= b[1] + 2 and d[0] <= b[2] and d[2] >= b[0]
+                                                  and (d[3] - d[1]) < 0.3 * height for d in run)
+            for b in run)
         if letter:
             out.append((float(min(b[0] for b in run)), float(max(b[2] for b in run))))
     return out
@@ -616,7 +626,7 @@ def _word_token(chars: list[_Char], sx: float, sy: float, size: float, right: in
     if right is not None:
         x1 = min(x1, right)
     # one token per word keeps tesseract's character order (its glyph boxes overlap)
-    text = fix_roman_numerals("".join(c.text for c in chars))
+    text = fix_case_confusions(fix_roman_numerals("".join(c.text for c in chars)))
     return Token(text, BBox(x0 * sx, y0 * sy, max(x1, x0 + 1) * sx, y1 * sy), size)
 
 

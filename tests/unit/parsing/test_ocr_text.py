@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.parsing.ocr_text import clean_marker_read, fix_roman_numerals, infer_key_sequence, reconcile_note_keys
+from dkg.parsing.ocr_text import (
+    clean_marker_read,
+    fix_case_confusions,
+    fix_roman_numerals,
+    infer_key_sequence,
+    reconcile_note_keys,
+)
 
 
 def test_key_sequence_fills_unreadable_keys_from_order() -> None:
@@ -72,3 +78,11 @@ def test_unread_box_markers_are_no_note_keys() -> None:
 
 def test_note_keys_sort_numbers_by_value() -> None:
     assert reconcile_note_keys(["", "", ""], ["10", "2", "9"]) == ["2", "9", "10"]
+
+
+def test_case_confusions_are_undone_and_real_mixed_case_words_kept() -> None:
+    assert fix_case_confusions("|notuzumab") == "Inotuzumab"
+    assert fix_case_confusions("inotuZumab and cabozantiniB") == "inotuzumab and cabozantiniB"
+    assert fix_case_confusions("TKis, MRIs") == "TKIs, MRIs"
+    for kept in ("pH 7.4", "eGFR", "iPSC", "BCR::ABL1", "T-cell", "McDonald", "NSAIDs", "a|b"):
+        assert fix_case_confusions(kept) == kept

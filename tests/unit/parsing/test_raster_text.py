@@ -99,3 +99,9 @@ def test_a_question_mark_standing_on_the_baseline_is_not_a_marker() -> None:
     blobs = [(0, 10, 11, 31), (14, 10, 24, 31)]
     word = [_Char("s", (0, 10, 11, 31)), _Char("?", (14, 10, 24, 31))]
     assert _hinted_runs([word], blobs, [], 30.0, 20.0, ink) == []
+
+
+def test_a_raised_i_with_its_dot_is_a_marker() -> None:
+    # "HCT" then a raised i whose stem (rows 78-88) stops short of cap height (70) and whose dot sits above
+    row = [(0, 70, 20, 100), (22, 70, 42, 100), (44, 70, 62, 100), (66, 78, 69, 88), (66, 72, 69, 75)]
+    assert superscript_runs(row, 100.0, 30.0) == [(66.0, 69.0)]
