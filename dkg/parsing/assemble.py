@@ -480,14 +480,7 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
             for si, seg in enumerate(segs):
                 if si in stem or any(point_segment_distance(p, seg.a, seg.b) <= TOUCH_TOL for p in junctions):
                     blocked.add(si)
-        seen = set(start) - blocked
-        stack = list(seen)
-        while stack:
-            current = stack.pop()
-            for nxt in adj[current]:
-                if nxt not in seen and nxt not in blocked:
-                    seen.add(nxt)
-                    stack.append(nxt)
+        seen = _flood(adj, set(start) - blocked, blocked)
         reached = [t for t in targets if t != source and target_segments.get(t, set()) & seen]
         if reached:
             out.append(RawConnector([source], reached, segs, "line",
@@ -546,15 +539,19 @@ def _merges_in(segs: list[Segment], adj: list[set[int]], line: int, stem: int, j
     if min(math.dist(seg.a, joint), math.dist(seg.b, joint)) <= 2 * TOUCH_TOL:
         return False  # a corner or the end of the line, not a T
     at_joint = {i for i, s in enumerate(segs) if i != stem and point_segment_distance(joint, s.a, s.b) <= TOUCH_TOL}
-    side = {stem}
-    stack = [stem]
+    return bool(_flood(adj, {stem}, at_joint) & sending)
+
+
+def _flood(adj: list[set[int]], start: set[int], blocked: set[int]) -> set[int]:
+    """Strokes reachable from ``start`` through touching strokes, never entering ``blocked``."""
+    seen = set(start)
+    stack = list(seen)
     while stack:
-        current = stack.pop()
-        for nxt in adj[current]:
-            if nxt not in side and nxt not in at_joint:
-                side.add(nxt)
+        for nxt in adj[stack.pop()]:
+            if nxt not in seen and nxt not in blocked:
+                seen.add(nxt)
                 stack.append(nxt)
-    return bool(side & sending)
+    return seen
 
 
 def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:

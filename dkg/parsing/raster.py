@@ -449,8 +449,6 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
                 crop = gray[max(0, box[1] - pad): box[3] + pad, max(0, box[0] - pad): int(cut)]
                 if crop.size:
                     word_pending.append((id(head), crop))
-        if head is not None:
-            parts = [[], []]
         for char in word:
             # tesseract's guesses at a raised glyph (``TKI?``, ``therapy';``) that fell just outside the run
             # split the word there too, so punctuation after the marker stays after it
