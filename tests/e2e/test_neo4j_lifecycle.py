@@ -77,6 +77,9 @@ def test_status_tells_the_truth_after_a_crash(server: LocalNeo4jServer) -> None:
 
 def test_port_in_use_is_reported_not_hung(server: LocalNeo4jServer) -> None:
     with socket.socket() as blocker:
+        # The earlier tests' server leaves TIME_WAIT connections on this port; without SO_REUSEADDR the
+        # blocker's own bind would fail on them (as port_is_free also allows for).
+        blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         blocker.bind(("127.0.0.1", LIFECYCLE_PORT))
         blocker.listen(1)
         with pytest.raises(PortInUseError, match=str(LIFECYCLE_PORT)):
