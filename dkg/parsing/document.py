@@ -84,6 +84,8 @@ class _PageState:
     issues: list[str]
     links: list[Any]
     note_keys: dict[int, str] = field(default_factory=dict)  # footnote entry index → key settled by glyphs
+    # the page's footnote entries as settled with the document's other pages (OCR pages); None until then
+    doc_entries: list[tuple[str, str, Any]] | None = None
 
 
 class DocumentParser:
@@ -298,6 +300,8 @@ def _page_notes(state: _PageState) -> dict[str, str]:
 
 
 def _page_note_entries(state: _PageState) -> list[tuple[str, str, Any]]:
+    if state.doc_entries is not None:
+        return state.doc_entries
     entries = _footnote_entries_with_glyphs(state.layout.bottom, state.layout.code)
     if state.source != "ocr" or not entries:
         return entries
@@ -353,8 +357,7 @@ def repair_ocr_markers(state: _PageState) -> None:
     most like (same letter, same font, same scan); then, a page listing the footnotes its boxes cite, when as
     many footnotes are left uncited as there are bad markers, they are matched in reading order (footnote
     letters are handed out in order of first use). Otherwise the markers are left as read."""
-    boxes = sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0))
-    pieces = [p for box in boxes for line in box.block.lines for p in line.pieces if p.is_marker]  # type: ignore[union-attr]
+    pieces = _box_marker_pieces(state)
     _vote_note_keys(state, pieces)
     entries = _page_note_entries(state)
     notes = {key: text for key, text, _ in entries}
@@ -386,6 +389,28 @@ def repair_ocr_markers(state: _PageState) -> None:
         piece.keys = tuple(keys)
 
 
+def _box_marker_pieces(state: _PageState) -> list[Any]:
+    boxes = sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0))
+    return [p for box in boxes for line in box.block.lines for p in line.pieces if p.is_marker]  # type: ignore[union-attr]
+
+
+def reconcile_document_notes(doc: DocumentParser) -> None:
+    """Settle the footnotes and markers of the document's OCR pages with each other (see
+    :mod:`dkg.parsing.doc_notes`): merged footnotes split, footnote keys and texts agreed across the pages
+    that print the same footnote, then each page's markers matched again to its settled footnotes."""
+    from dkg.parsing.doc_notes import NoteEntry, settle_note_keys, split_merged_entries
+
+    states = [state for _, state in sorted(doc._pages.items()) if state.source == "ocr"]
+    if len(states) < 2:
+        return
+    read = {s.index: [NoteEntry(k, t, m) for k, t, m in _page_note_entries(s)] for s in states}
+    cited = {s.index: {p.text for p in _box_marker_pieces(s) if p.text.isalnum()} for s in states}
+    settled = settle_note_keys(split_merged_entries(read), cited)
+    for state in states:
+        state.doc_entries = [(e.key, e.text, e.marker) for e in settled[state.index]]
+        repair_ocr_markers(state)
+
+
 def _piece(text: str) -> Any:
     from dkg.parsing.textlayout import Piece
 
@@ -414,6 +439,7 @@ def parse_pdf(
             doc.state(index)
             if progress is not None:
                 progress(done, len(indices))
+        reconcile_document_notes(doc)
         known = set()
         for state in list(doc._pages.values()):
             for box in state.layout.boxes:

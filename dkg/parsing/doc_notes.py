@@ -1,0 +1,146 @@
+"""Footnotes and markers of a scanned document, settled across its pages.
+
+OCR reads each page on its own, and the tiny raised keys are where it fails most: a footnote's key is read as
+nothing or as another letter, and a missed key merges two footnotes into one. The other pages of the same
+document usually hold the evidence that settles these: the same footnote printed on several pages, with its
+key read on most of them. Everything here only fills in or corrects what one page could not settle, and only where the
+evidence is clear and agrees with the page's own key order; a document whose pages letter their footnotes
+independently gives no clear evidence and is left as read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from typing import Any
+
+from dkg.parsing.evaluate import normalise
+
+SAME_NOTE = 0.9  # normalised-text similarity above which two entries are the same footnote
+SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z0-9])")
+MIN_SPLIT_WORDS = 3
+
+
+@dataclass(frozen=True)
+class NoteEntry:
+    """One footnote entry as read on one page: its key, its text and the marker piece opening it (or None)."""
+
+    key: str
+    text: str
+    marker: Any = None
+
+    @property
+    def keyed(self) -> bool:
+        return self.key.isalnum()
+
+
+def _similar(a: str, b: str) -> float:
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.ratio() if matcher.real_quick_ratio() >= SAME_NOTE and matcher.quick_ratio() >= SAME_NOTE else 0.0
+
+
+def _key_order(key: str) -> tuple[int, str]:
+    return len(key), key
+
+
+def split_merged_entries(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteEntry]]:
+    """Split an entry that is two footnotes run together (the second one's key was missed, so its line was
+    taken for a continuation): at a sentence end where the part before or the part after is, on another page,
+    a footnote entry of its own. The split-off footnote starts with no key.
+
+    >>> pages = {0: [NoteEntry("d", "Fertility is discussed first. Dexrazoxane may be given with doxorubicin.")],
+    ...          1: [NoteEntry("d", "Fertility is discussed first.")]}
+    >>> [(e.key, e.text) for e in split_merged_entries(pages)[0]]
+    [('d', 'Fertility is discussed first.'), ('?', 'Dexrazoxane may be given with doxorubicin.')]
+    """
+    out: dict[int, list[NoteEntry]] = {}
+    for page, entries in pages.items():
+        others = [normalise(e.text) for p, es in pages.items() if p != page for e in es]
+        settled: list[NoteEntry] = []
+        for entry in entries:
+            settled.extend(_split(entry, others))
+        out[page] = settled
+    return out
+
+
+def _split(entry: NoteEntry, others: list[str]) -> list[NoteEntry]:
+    for cut in SENTENCE_END.finditer(entry.text):
+        head, tail = entry.text[: cut.start()].strip(), entry.text[cut.end():].strip()
+        if min(len(head.split()), len(tail.split())) < MIN_SPLIT_WORDS:
+            continue
+        if any(_similar(normalise(part), other) >= SAME_NOTE for part in (head, tail) for other in others):
+            return [replace(entry, text=head), *_split(NoteEntry("?", tail), others)]
+    return [entry]
+
+
+def same_note_groups(pages: dict[int, list[NoteEntry]]) -> list[list[tuple[int, int]]]:
+    """``(page, index)`` of the entries that are the same footnote (near-identical text), grouped."""
+    items = [(page, index, normalise(entry.text)) for page, entries in sorted(pages.items())
+             for index, entry in enumerate(entries)]
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if items[i][0] != items[j][0] and root(i) != root(j) and _similar(items[i][2], items[j][2]) >= SAME_NOTE:
+                parent[root(j)] = root(i)
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for i, (page, index, _) in enumerate(items):
+        groups.setdefault(root(i), []).append((page, index))
+    return list(groups.values())
+
+
+def settle_note_keys(pages: dict[int, list[NoteEntry]], cited: dict[int, set[str]]) -> dict[int, list[NoteEntry]]:
+    """Keys (and texts) of the same footnote read on several pages, settled by its pages' majority.
+
+    An entry takes its footnote's majority key when its own key is unread, or when its own read has at most
+    one other page behind it, the majority has at least two pages and twice the votes, and no box marker on
+    its page was read as its own key (``cited``: the keys the page's box markers were read as). The key must
+    also keep the page's keys in order and unique. An entry read on three or more pages takes the text most
+    like the others' (the medoid), which undoes one page's misreads.
+
+    >>> read = {0: [NoteEntry("a", "Alpha note."), NoteEntry("?", "Beta note.")],
+    ...         1: [NoteEntry("b", "Beta note.")], 2: [NoteEntry("b", "Beta note!")]}
+    >>> [e.key for e in settle_note_keys(read, {})[0]]
+    ['a', 'b']
+    """
+    out = {page: list(entries) for page, entries in pages.items()}
+    for group in same_note_groups(pages):
+        members = [pages[page][index] for page, index in group]
+        votes = Counter(entry.key for entry in members if entry.keyed)
+        texts = [normalise(entry.text) for entry in members]
+        medoid = None
+        if len(members) >= 3:
+            scores = [sum(SequenceMatcher(None, a, b, autojunk=False).ratio() for b in texts) for a in texts]
+            medoid = members[max(range(len(members)), key=scores.__getitem__)].text
+        ranked = votes.most_common(2)
+        majority, count = ranked[0] if ranked else (None, 0)
+        runner_up = ranked[1][1] if len(ranked) > 1 else 0
+        for page, index in group:
+            entry = out[page][index]
+            key = entry.key
+            if majority is not None and key != majority and count >= 2 and (
+                not entry.keyed or (votes[key] <= 1 and count >= 2 * max(runner_up, votes[key])
+                                    and key not in cited.get(page, set()))
+            ) and _fits(out[page], index, majority):
+                key = majority
+            out[page][index] = replace(entry, key=key, text=medoid if medoid is not None else entry.text)
+    return out
+
+
+def _fits(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
+    """Whether ``key`` at ``index`` keeps the page's read keys unique and in order."""
+    if any(e.key == key for n, e in enumerate(entries) if n != index):
+        return False
+    before = [e.key for e in entries[:index] if e.keyed]
+    after = [e.key for e in entries[index + 1:] if e.keyed]
+    return (not before or _key_order(before[-1]) < _key_order(key)) and (
+        not after or _key_order(key) < _key_order(after[0]))

@@ -1,0 +1,67 @@
+"""Footnotes of a scanned document settled across its pages (pure logic, no OCR)."""
+
+from __future__ import annotations
+
+from dkg.parsing.doc_notes import NoteEntry, same_note_groups, settle_note_keys, split_merged_entries
+
+DONOR = "Donor options: matched sibling, matched unrelated or haploidentical donors."
+CART = "CAR T-cell products include tisagenlecleucel and brexucabtagene autoleucel."
+ABL = "ABL1 kinase domain mutation analysis guides the choice of TKI."
+FERTILITY = "Fertility preservation is discussed before alkylating agents are started."
+DEXRA = "Dexrazoxane may be given with doxorubicin for cardioprotection."
+
+
+def _keys(entries: list[NoteEntry]) -> list[str]:
+    return [e.key for e in entries]
+
+
+def test_a_run_together_footnote_is_split_where_one_part_stands_alone_elsewhere() -> None:
+    pages = {0: [NoteEntry("d", f"{FERTILITY} {DEXRA}")], 1: [NoteEntry("d", FERTILITY)]}
+    split = split_merged_entries(pages)
+    assert [(e.key, e.text) for e in split[0]] == [("d", FERTILITY), ("?", DEXRA)]
+    assert split[1] == pages[1]
+
+
+def test_a_two_sentence_footnote_found_nowhere_else_is_not_split() -> None:
+    pages = {0: [NoteEntry("d", f"{FERTILITY} {DEXRA}")], 1: [NoteEntry("a", CART)]}
+    assert split_merged_entries(pages) == pages
+
+
+def test_groups_join_the_same_footnote_despite_small_misreads() -> None:
+    pages = {0: [NoteEntry("h", CART), NoteEntry("?", DONOR)],
+             1: [NoteEntry("i", DONOR.replace("sibling", "sibiing"))], 2: [NoteEntry("h", CART)]}
+    groups = sorted(sorted(g) for g in same_note_groups(pages))
+    assert groups == [[(0, 0), (2, 0)], [(0, 1), (1, 0)]]
+
+
+def test_an_unread_key_takes_the_key_other_pages_read() -> None:
+    pages = {0: [NoteEntry("h", CART), NoteEntry("?", DONOR), NoteEntry("m", ABL)],
+             1: [NoteEntry("i", DONOR)], 2: [NoteEntry("i", DONOR), NoteEntry("m", ABL)]}
+    assert _keys(settle_note_keys(pages, {})[0]) == ["h", "i", "m"]
+
+
+def test_a_lone_misread_is_outvoted_but_not_when_the_pages_boxes_cite_it() -> None:
+    pages = {0: [NoteEntry("h", CART), NoteEntry("j", DONOR), NoteEntry("m", ABL)],
+             1: [NoteEntry("i", DONOR)], 2: [NoteEntry("i", DONOR)]}
+    assert _keys(settle_note_keys(pages, {})[0]) == ["h", "i", "m"]
+    assert _keys(settle_note_keys(pages, {0: {"j"}})[0]) == ["h", "j", "m"]
+
+
+def test_a_key_that_breaks_the_pages_order_or_repeats_one_is_not_taken() -> None:
+    out_of_order = {0: [NoteEntry("h", CART), NoteEntry("?", DONOR)], 1: [NoteEntry("c", DONOR)],
+                    2: [NoteEntry("c", DONOR)]}
+    assert _keys(settle_note_keys(out_of_order, {})[0]) == ["h", "?"]
+    taken = {0: [NoteEntry("i", CART), NoteEntry("?", DONOR)], 1: [NoteEntry("i", DONOR)],
+             2: [NoteEntry("i", DONOR)]}
+    assert _keys(settle_note_keys(taken, {})[0]) == ["i", "?"]
+
+
+def test_pages_lettering_their_footnotes_independently_are_left_as_read() -> None:
+    pages = {0: [NoteEntry("a", DONOR)], 1: [NoteEntry("b", DONOR)], 2: [NoteEntry("c", DONOR)]}
+    assert settle_note_keys(pages, {}) == pages
+
+
+def test_a_footnote_printed_on_three_pages_takes_the_text_most_like_the_others() -> None:
+    misread = DONOR.replace("haploidentical", "hap1oidentlcal")
+    pages = {0: [NoteEntry("i", misread)], 1: [NoteEntry("i", DONOR)], 2: [NoteEntry("i", DONOR)]}
+    assert [e.text for e in settle_note_keys(pages, {})[0]] == [DONOR]
