@@ -144,3 +144,51 @@ def _fits(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
     after = [e.key for e in entries[index + 1:] if e.keyed]
     return (not before or _key_order(before[-1]) < _key_order(key)) and (
         not after or _key_order(key) < _key_order(after[0]))
+
+
+def infer_unread_keys(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteEntry]]:
+    """Keys no page could read, found by elimination when the document letters its footnotes once for all
+    pages (each footnote keeps one letter everywhere; the pages show it: no letter was read for two
+    different footnotes, and some footnote has the same letter read on two pages). A footnote whose letter
+    was read nowhere must lie, on every page that prints it, between the letters read above and below it,
+    and cannot be a letter another footnote holds: when one letter is left, it is that one.
+
+    >>> pages = {0: [NoteEntry("a", "Alpha note."), NoteEntry("?", "Beta note."), NoteEntry("c", "Gamma note.")],
+    ...          1: [NoteEntry("a", "Alpha note."), NoteEntry("c", "Gamma note.")]}
+    >>> [e.key for e in infer_unread_keys(pages)[0]]
+    ['a', 'b', 'c']
+    """
+    groups = same_note_groups(pages)
+    held: dict[int, str] = {}
+    for number, group in enumerate(groups):
+        keys = {pages[page][index].key for page, index in group if pages[page][index].keyed}
+        if len(keys) == 1:
+            held[number] = keys.pop()
+    letters = [key for key in held.values() if len(key) == 1 and key.islower()]
+    repeated = any(sum(1 for page, index in group if pages[page][index].key == held.get(number)) >= 2
+                   for number, group in enumerate(groups))
+    if not letters or len(set(held.values())) < len(held) or not repeated:
+        return pages
+    out = {page: list(entries) for page, entries in pages.items()}
+    last = max(letters)
+    changed = True
+    while changed:
+        changed = False
+        taken = set(held.values())
+        for number, group in enumerate(groups):
+            if number in held:
+                continue
+            window = {chr(c) for c in range(ord("a"), ord(last) + 1)} - taken
+            for page, index in group:
+                before = [e.key for e in out[page][:index] if e.keyed]
+                after = [e.key for e in out[page][index + 1:] if e.keyed]
+                window = {k for k in window if (not before or _key_order(before[-1]) < _key_order(k))
+                          and (not after or _key_order(k) < _key_order(after[0]))}
+            if len(window) == 1:
+                key = window.pop()
+                held[number] = key
+                for page, index in group:
+                    out[page][index] = replace(out[page][index], key=key)
+                changed = True
+                break
+    return out

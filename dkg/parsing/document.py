@@ -397,17 +397,27 @@ def _box_marker_pieces(state: _PageState) -> list[Any]:
 def reconcile_document_notes(doc: DocumentParser) -> None:
     """Settle the footnotes and markers of the document's OCR pages with each other (see
     :mod:`dkg.parsing.doc_notes`): merged footnotes split, footnote keys and texts agreed across the pages
-    that print the same footnote, then each page's markers matched again to its settled footnotes."""
-    from dkg.parsing.doc_notes import NoteEntry, settle_note_keys, split_merged_entries
+    that print the same footnote; each page's markers follow their footnotes' settled keys and are then
+    matched again to the settled footnotes (:func:`repair_ocr_markers`)."""
+    from dkg.parsing.doc_notes import NoteEntry, infer_unread_keys, settle_note_keys, split_merged_entries
 
     states = [state for _, state in sorted(doc._pages.items()) if state.source == "ocr"]
     if len(states) < 2:
         return
     read = {s.index: [NoteEntry(k, t, m) for k, t, m in _page_note_entries(s)] for s in states}
     cited = {s.index: {p.text for p in _box_marker_pieces(s) if p.text.isalnum()} for s in states}
-    settled = settle_note_keys(split_merged_entries(read), cited)
+    split = split_merged_entries(read)
+    settled = infer_unread_keys(settle_note_keys(split, cited))
     for state in states:
-        state.doc_entries = [(e.key, e.text, e.marker) for e in settled[state.index]]
+        before, after = split[state.index], settled[state.index]
+        state.doc_entries = [(e.key, e.text, e.marker) for e in after]
+        # the page's markers keep citing the footnotes they cited, under the footnotes' settled keys; an
+        # unread marker cites the one footnote whose key was unread too (the same thin letter, read nowhere)
+        renamed = {old.key: new.key for old, new in zip(before, after, strict=True) if old.key != new.key}
+        if sum(1 for e in before if e.key == UNREAD_KEY) > 1:
+            renamed.pop(UNREAD_KEY, None)
+        for piece in _box_marker_pieces(state):
+            piece.keys = tuple(renamed.get(key, key) for key in piece.keys)
         repair_ocr_markers(state)
 
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from dkg.parsing.doc_notes import NoteEntry, same_note_groups, settle_note_keys, split_merged_entries
+from dkg.parsing.doc_notes import (
+    NoteEntry,
+    infer_unread_keys,
+    same_note_groups,
+    settle_note_keys,
+    split_merged_entries,
+)
 
 DONOR = "Donor options: matched sibling, matched unrelated or haploidentical donors."
 CART = "CAR T-cell products include tisagenlecleucel and brexucabtagene autoleucel."
@@ -65,3 +71,20 @@ def test_a_footnote_printed_on_three_pages_takes_the_text_most_like_the_others()
     misread = DONOR.replace("haploidentical", "hap1oidentlcal")
     pages = {0: [NoteEntry("i", misread)], 1: [NoteEntry("i", DONOR)], 2: [NoteEntry("i", DONOR)]}
     assert [e.text for e in settle_note_keys(pages, {})[0]] == [DONOR]
+
+
+def test_a_key_read_nowhere_is_found_by_elimination_under_document_wide_letters() -> None:
+    pages = {0: [NoteEntry("h", CART), NoteEntry("?", DONOR), NoteEntry("j", ABL)],
+             1: [NoteEntry("h", CART), NoteEntry("j", ABL)], 2: [NoteEntry("?", DONOR), NoteEntry("j", ABL)]}
+    assert _keys(infer_unread_keys(pages)[0]) == ["h", "i", "j"]
+    assert _keys(infer_unread_keys(pages)[2]) == ["i", "j"]
+
+
+def test_elimination_needs_one_letter_left_and_document_wide_letters() -> None:
+    two_left = {0: [NoteEntry("h", CART), NoteEntry("?", DONOR), NoteEntry("k", ABL)],
+                1: [NoteEntry("h", CART), NoteEntry("k", ABL)]}
+    assert _keys(infer_unread_keys(two_left)[0]) == ["h", "?", "k"]
+    # one letter read for two different footnotes: the pages letter their footnotes independently
+    per_page = {0: [NoteEntry("a", CART), NoteEntry("?", DONOR), NoteEntry("c", ABL)],
+                1: [NoteEntry("a", FERTILITY), NoteEntry("c", ABL)], 2: [NoteEntry("a", CART)]}
+    assert _keys(infer_unread_keys(per_page)[0]) == ["a", "?", "c"]
