@@ -427,6 +427,8 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
 
     out: list[Token] = []
     for wi, (word, box) in enumerate(zip(words, boxes, strict=True)):
+        word = [_Char(relation_sign(ink[c.box[1]:c.box[3] + 1, c.box[0]:c.box[2] + 1]) or c.text, c.box)
+                if c.text == "=" else c for c in word]
         parts: list[list[_Char]] = [[]]
         letters = sum(1 for c in word if c.text.isalnum())
         # a marker raised after the word's letters: tesseract read the pair as one word and its glyph boxes
@@ -471,6 +473,40 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
         out.extend(_marker_tokens([_Char("?", (int(r0), top, int(r1), int(baseline - 0.3 * height)))],
                                   gray, sx, sy, size, pending))
     return out
+
+
+def relation_sign(ink: np.ndarray) -> str | None:
+    """``≥`` or ``≤`` for the ink of a glyph tesseract read as ``=``, when its upper stroke is a chevron rather
+    than a bar (a bar is about as tall as the bar below it); None when it is a real ``=``.
+
+    >>> glyph = np.zeros((14, 12), dtype=np.uint8)
+    >>> for i in range(5): glyph[i, 2 + 2 * i: 4 + 2 * i] = glyph[8 - i, 2 + 2 * i: 4 + 2 * i] = 255
+    >>> glyph[11:13, 2:11] = 255
+    >>> relation_sign(glyph), relation_sign(glyph[:, ::-1].copy())
+    ('≥', '≤')
+    >>> bars = np.zeros((10, 12), dtype=np.uint8); bars[2:4, 1:11] = bars[6:8, 1:11] = 255
+    >>> relation_sign(bars) is None
+    True
+    """
+    mask = ink > 0
+    if not mask.any():
+        return None
+    ys, xs = np.nonzero(mask)
+    mask = mask[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    height, width = mask.shape
+    wide = mask.sum(axis=1) >= 0.6 * width
+    bar = 0
+    while bar < height and wide[height - 1 - bar]:
+        bar += 1
+    upper = [row for row in mask[: height - bar] if row.any()]
+    # the blur may join the chevron's lower arm to the bar, so the bar is found as the wide rows at the bottom
+    if not bar or len(upper) < 2 * bar or np.mean([row.sum() >= 0.6 * width for row in upper]) > 0.5:
+        return None
+    centres = [np.nonzero(row)[0].mean() for row in upper]
+    edge, middle = (centres[0] + centres[-1]) / 2, centres[len(centres) // 2]
+    if abs(middle - edge) < 0.2 * width:
+        return None
+    return "≥" if middle > edge else "≤"
 
 
 def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]], runs: list[tuple[float, float]],

@@ -6,7 +6,15 @@ import numpy as np
 
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
-from dkg.parsing.raster import _Char, _hinted_runs, _key_tokens, is_text_chain, row_metrics, superscript_runs
+from dkg.parsing.raster import (
+    _Char,
+    _hinted_runs,
+    _key_tokens,
+    is_text_chain,
+    relation_sign,
+    row_metrics,
+    superscript_runs,
+)
 
 # one row, baseline y=100, cap height 30: "TKI" then a raised "a,b" then "or"
 T, K, EYE = (0, 70, 20, 100), (22, 70, 42, 100), (44, 70, 48, 100)
@@ -105,3 +113,25 @@ def test_a_raised_i_with_its_dot_is_a_marker() -> None:
     # "HCT" then a raised i whose stem (rows 78-88) stops short of cap height (70) and whose dot sits above
     row = [(0, 70, 20, 100), (22, 70, 42, 100), (44, 70, 62, 100), (66, 78, 69, 88), (66, 72, 69, 75)]
     assert superscript_runs(row, 100.0, 30.0) == [(66.0, 69.0)]
+
+
+def _at_least_sign(joined: bool) -> np.ndarray:
+    """A blurred-scan ``≥``: a chevron pointing right over a bar, the lower arm touching the bar if ``joined``."""
+    glyph = np.zeros((16, 14), dtype=np.uint8)
+    for i in range(6):
+        glyph[i, 1 + 2 * i: 4 + 2 * i] = glyph[10 - i, 1 + 2 * i: 4 + 2 * i] = 255
+    glyph[12:15, 1:13] = 255
+    if joined:
+        glyph[11, 1:4] = 255
+    return glyph
+
+
+def test_a_comparison_sign_read_as_equals_is_told_by_its_chevron() -> None:
+    for joined in (False, True):
+        assert relation_sign(_at_least_sign(joined)) == "≥"
+        assert relation_sign(_at_least_sign(joined)[:, ::-1].copy()) == "≤"
+    equals = np.zeros((10, 14), dtype=np.uint8)
+    equals[1:4, 1:13] = 255
+    equals[6:9, 1:13] = 255
+    assert relation_sign(equals) is None
+    assert relation_sign(np.zeros((5, 5), dtype=np.uint8)) is None
