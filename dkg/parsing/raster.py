@@ -80,6 +80,7 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
     interior = np.zeros_like(ink)
     box_regions: list[np.ndarray] = []
     stroke = max(2, int(round(1.6 * ppt)))
+    candidates: list[tuple[np.ndarray, np.ndarray, str, tuple[int, int, int, int]]] = []
     if hierarchy is not None:
         for index, contour in enumerate(contours):
             if hierarchy[0][index][3] == -1:
@@ -111,14 +112,17 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
             density = np.count_nonzero(cv2.bitwise_and(ink, region)) / max(np.count_nonzero(region), 1)
             if kind != "polygon" and density < 0.01:
                 continue  # empty, or only a connector label: a rectangle fenced in by connectors
-            pts = _grow(approx.astype(float), stroke * 0.8)
-            bbox = BBox(x * sx - stroke * sx, y * sy - stroke * sy, (x + cw) * sx + stroke * sx,
-                        (y + ch) * sy + stroke * sy)
-            prims.shapes.append(Shape(tuple(to_pt(px, py) for px, py in pts), bbox, False, True, kind))
-            cv2.drawContours(interior, [contour], -1, 255, thickness=cv2.FILLED)
-            box_regions.append(contour)
-            cv2.drawContours(box_mask, [contour], -1, 255, thickness=cv2.FILLED)
-            cv2.drawContours(box_mask, [contour], -1, 255, thickness=2 * stroke + 3)
+            candidates.append((contour, approx, kind, (x, y, x + cw, y + ch)))
+    for contour, approx, kind, (x0, y0, x1, y1) in candidates:
+        if any(x0 < a0 and y0 < b0 and a1 < x1 and b1 < y1 for _, _, _, (a0, b0, a1, b1) in candidates):
+            continue  # an area closed in by connectors that run around whole boxes: no box itself
+        pts = _grow(approx.astype(float), stroke * 0.8)
+        bbox = BBox(x0 * sx - stroke * sx, y0 * sy - stroke * sy, x1 * sx + stroke * sx, y1 * sy + stroke * sy)
+        prims.shapes.append(Shape(tuple(to_pt(px, py) for px, py in pts), bbox, False, True, kind))
+        cv2.drawContours(interior, [contour], -1, 255, thickness=cv2.FILLED)
+        box_regions.append(contour)
+        cv2.drawContours(box_mask, [contour], -1, 255, thickness=cv2.FILLED)
+        cv2.drawContours(box_mask, [contour], -1, 255, thickness=2 * stroke + 3)
     inner = cv2.erode(interior, np.ones((3, 3), np.uint8), iterations=max(1, stroke // 2))
     outside = cv2.bitwise_and(ink, cv2.bitwise_not(box_mask))
 

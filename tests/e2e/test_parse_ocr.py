@@ -58,3 +58,18 @@ def test_corpus_scanned_page_when_rendered() -> None:
     scores = prf([e.model_dump() for e in result.edges], gold_rows, fuzzy=True)
     assert scores["recall"] >= 0.5, scores
 
+
+
+@pytest.mark.slow
+def test_connectors_running_around_whole_boxes_close_in_no_box() -> None:
+    # KID-3: the connector from "Pathology review" runs up to one box, along two boxes and back below a third,
+    # closing a rectangle around "Completion nephrectomy" and the "Positive margins" label
+    pdf = CORPUS / "kidney" / "pdf" / "kidney-1.2026-scanned.pdf"
+    if not pdf.is_file():
+        pytest.skip("corpus not rendered (dkg corpus render)")
+    page = parse_pdf(pdf, pages="3").pages[0]
+    assert not [b.original for b in page.boxes if "Positive" in b.original]
+    pairs = [(normalise(e.head), normalise(e.tail)) for e in page.edges]
+    for head, tail in [("pathology review", "completion nephrectomy"), ("pathology review", "clear-cell rcc"),
+                       ("pathology review", "surveillance:"), ("adjuvant pembrolizumab", "surveillance:")]:
+        assert any(h.startswith(head) and t.startswith(tail) for h, t in pairs), (head, tail, pairs)
