@@ -15,6 +15,7 @@ ARROWHEAD_MAX = 22.0
 TOUCH_TOL = 3.5
 CORNER_GAP = 9.0  # points: the widest gap bridged between two free stroke ends on scanned pages
 ATTACH_TOL = 5.0
+STEM_GAP = 12.0  # pt: the longest source stem a scan may lose (raster route)
 
 
 @dataclass
@@ -421,6 +422,17 @@ def _grouped_trees(
                 f"assumed it runs from {boxes[ordered[0]].id} (down the page, or rightwards from a box standing "
                 "left of all the others)"
             )
+        if not touched and raster:
+            # the short stem from the source box to the line is lost in a scan when it is hardly longer than
+            # the box border's blur: the one other box standing that close to the line is the source
+            near = [bi for bi, box in enumerate(boxes) if bi not in targets
+                    and min(_segment_bbox_distance(seg, box.bbox) for seg in segs) <= STEM_GAP]
+            if len(near) == 1:
+                touched = near
+                source_segments = {si for si, seg in enumerate(segs)
+                                   if _segment_bbox_distance(seg, boxes[near[0]].bbox) <= STEM_GAP}
+                warnings.append(f"connector into {', '.join(boxes[t].id for t in targets)} touches no box where "
+                                f"it starts; assumed it leaves {boxes[near[0]].id}, {STEM_GAP:g} pt or less away")
         if not touched:
             warnings.append(
                 f"connector into {', '.join(boxes[t].id for t in targets)} starts at no box; ignored"

@@ -156,3 +156,20 @@ def test_scanned_area_holding_only_arrowhead_noise_is_not_a_box() -> None:
     layout = assemble(prims)
     assert len(layout.boxes) == 2
     assert edges(layout) == {("Start", "Next")}
+
+
+def test_scanned_bus_whose_stem_was_lost_leaves_the_one_box_just_above_it() -> None:
+    # Q's short stem down to the line is gone (blurred into Q's border); the line runs 8 pt below Q
+    boxes = [rect(200, 100, 300, 140), rect(50, 220, 150, 260), rect(350, 220, 450, 260)]
+    segs = [Segment((100, 148), (400, 148)), Segment((100, 148), (100, 213)), Segment((400, 148), (400, 213))]
+    arrows = [head(100, 220), head(400, 220)]
+    tokens = word("Qq", 240, 110) + word("Aa", 90, 230) + word("Bb", 390, 230)
+    scanned = page(shapes=boxes, segments=segs, arrowheads=arrows, tokens=tokens, source="ocr")
+    assert edges(assemble(scanned)) == {("Qq", "Aa"), ("Qq", "Bb")}
+    # born-digital strokes are never lost: a line that starts at no box stays unexplained
+    assert edges(assemble(page(shapes=boxes, segments=segs, arrowheads=arrows, tokens=tokens))) == set()
+    # two boxes that close to the line: no guess
+    boxes.append(rect(320, 100, 420, 141))
+    scanned = page(shapes=boxes, segments=segs, arrowheads=arrows, tokens=tokens + word("Rr", 360, 110),
+                   source="ocr")
+    assert edges(assemble(scanned)) == set()
