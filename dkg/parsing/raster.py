@@ -113,8 +113,9 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
             if kind != "polygon" and density < 0.01:
                 continue  # empty, or only a connector label: a rectangle fenced in by connectors
             candidates.append((contour, approx, kind, (x, y, x + cw, y + ch)))
+    spans = [c[3] for c in candidates]
     for contour, approx, kind, (x0, y0, x1, y1) in candidates:
-        if any(x0 < a0 and y0 < b0 and a1 < x1 and b1 < y1 for _, _, _, (a0, b0, a1, b1) in candidates):
+        if any(x0 < a0 and y0 < b0 and a1 < x1 and b1 < y1 for a0, b0, a1, b1 in spans):
             continue  # an area closed in by connectors that run around whole boxes: no box itself
         pts = _grow(approx.astype(float), stroke * 0.8)
         bbox = BBox(x0 * sx - stroke * sx, y0 * sy - stroke * sy, x1 * sx + stroke * sx, y1 * sy + stroke * sy)
@@ -187,7 +188,9 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
         shape = Shape(tuple(to_pt(px, py) for px, py in pts), bbox, True, False, "polygon")
         if max(bbox.width, bbox.height) <= 22:
             prims.arrowheads.append(shape)
-        else:
+        elif cv2.contourArea(contour) >= 0.8 * cw * ch or _is_block_arrow(shape) is not None:
+            # a solid box or a block arrow; a connector drawn bold enough to survive the opening is no shape
+            # (its arrowheads are not told from its corners yet, so such a connector is lost)
             prims.shapes.append(shape)
 
     # connector strokes as straight segments (gaps of dashed lines bridged)
