@@ -189,9 +189,11 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
         if max(bbox.width, bbox.height) <= 22:
             prims.arrowheads.append(shape)
         elif cv2.contourArea(contour) >= 0.8 * cw * ch or _is_block_arrow(shape) is not None:
-            # a solid box or a block arrow; a connector drawn bold enough to survive the opening is no shape
-            # (its arrowheads are not told from its corners yet, so such a connector is lost)
-            prims.shapes.append(shape)
+            prims.shapes.append(shape)  # a solid box or a block arrow
+        else:  # a connector drawn bold enough to survive the opening: no shape, but its heads are kept
+            own = np.zeros((ch, cw), dtype=np.uint8)
+            cv2.drawContours(own, [contour], -1, 1, thickness=cv2.FILLED, offset=(-x, -y))
+            prims.arrowheads.extend(_bold_heads(opened[y: y + ch, x: x + cw] * own, x, y, sx, sy))
 
     # connector strokes as straight segments (gaps of dashed lines bridged)
     bridged = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -211,6 +213,32 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
         crops = _box_crops(text_image, box_regions) + _free_crops(free_image, ppt)
         prims.tokens = _tokens_from_words(_sheet_words(crops), gray, text_ink, sx, sy)
     return prims
+
+
+def _bold_heads(blob: np.ndarray, x: int, y: int, sx: float, sy: float) -> list[Shape]:
+    """Arrowheads of a connector drawn too bold for the page's arrowhead opening (``blob``: its opened ink,
+    placed at ``x``, ``y``): the parts wider than its own stroke that end a line. A second opening just wider
+    than the stroke keeps the heads and also the corners and junctions; a head is left by its line on one
+    side only, a corner on two, a junction on three."""
+    mask = (blob > 0).astype(np.uint8)
+    depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    k = int(2 * float(np.percentile(depth[mask > 0], 95)) + 3)
+    mask = cv2.copyMakeBorder(mask, k + 1, k + 1, k + 1, k + 1, cv2.BORDER_CONSTANT, value=0)
+    x, y = x - k - 1, y - k - 1
+    wide = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(wide, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for contour in contours:
+        hx, hy, hw, hh = cv2.boundingRect(contour)
+        x0, y0, x1, y1 = hx - k, hy - k, hx + hw + k, hy + hh + k
+        exits = sum(bool(edge.any()) for edge in (mask[y0, x0:x1 + 1], mask[y1, x0:x1 + 1],
+                                                  mask[y0:y1 + 1, x0], mask[y0:y1 + 1, x1]))
+        bbox = BBox((x + hx - k / 2) * sx, (y + hy - k / 2) * sy, (x + hx + hw + k / 2) * sx,
+                    (y + hy + hh + k / 2) * sy)
+        if exits == 1 and max(bbox.width, bbox.height) <= 22:
+            pts = _grow(cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(float) + (x, y), k / 2)
+            out.append(Shape(tuple((px * sx, py * sy) for px, py in pts), bbox, True, False, "polygon"))
+    return out
 
 
 def _box_crops(text_image: np.ndarray, contours: list[np.ndarray]) -> list[tuple[np.ndarray, int, int]]:

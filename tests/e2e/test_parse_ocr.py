@@ -85,3 +85,6 @@ def test_a_bold_connector_with_its_labels_is_no_box() -> None:
     page = parse_pdf(pdf, pages="5").pages[0]
     assert len(page.boxes) == 9
     assert not [b.original for b in page.boxes if "metastas" in b.original]
+    # and the bold split's own arrowheads (told from its corners) still lead into both boxes
+    tails = {normalise(e.tail)[:20] for e in page.edges if normalise(e.head).startswith("review sites")}
+    assert tails == {"stereotactic radiosu", "palliative radiother"}
