@@ -463,7 +463,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     out: list[Token] = []
     for wi, (word, box) in enumerate(zip(words, boxes, strict=True)):
         word = [_Char(relation_sign(ink[c.box[1]:c.box[3] + 1, c.box[0]:c.box[2] + 1]) or c.text, c.box)
-                if c.text == "=" else c for c in word]
+                if c.text in "=<>" else c for c in word]
         parts: list[list[_Char]] = [[]]
         letters = sum(1 for c in word if c.text.isalnum())
         # a marker raised after the word's letters: tesseract read the pair as one word and its glyph boxes
@@ -511,8 +511,8 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
 
 
 def relation_sign(ink: np.ndarray) -> str | None:
-    """``≥`` or ``≤`` for the ink of a glyph tesseract read as ``=``, when its upper stroke is a chevron rather
-    than a bar (a bar is about as tall as the bar below it); None when it is a real ``=``.
+    """``≥`` or ``≤`` for the ink of a glyph tesseract read as ``=``, ``<`` or ``>``: a chevron over a bar (an
+    ``=`` has a bar as thin as the lower one there, a ``<`` or ``>`` no bar under it); else None.
 
     >>> glyph = np.zeros((14, 12), dtype=np.uint8)
     >>> for i in range(5): glyph[i, 2 + 2 * i: 4 + 2 * i] = glyph[8 - i, 2 + 2 * i: 4 + 2 * i] = 255
@@ -530,12 +530,16 @@ def relation_sign(ink: np.ndarray) -> str | None:
     mask = mask[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
     height, width = mask.shape
     wide = mask.sum(axis=1) >= 0.6 * width
+    skip = 0
+    while skip < min(2, height) and not wide[height - 1 - skip]:
+        skip += 1  # a speck of noise under the bar
     bar = 0
-    while bar < height and wide[height - 1 - bar]:
+    while skip + bar < height and wide[height - 1 - skip - bar]:
         bar += 1
-    upper = [row for row in mask[: height - bar] if row.any()]
-    # the blur may join the chevron's lower arm to the bar, so the bar is found as the wide rows at the bottom
-    if not bar or len(upper) < 2 * bar or np.mean([row.sum() >= 0.6 * width for row in upper]) > 0.5:
+    upper = [row for row in mask[: height - skip - bar] if row.any()]
+    # the blur may join the chevron's lower arm to the bar, so the bar is found as the wide rows at the bottom;
+    # over it, an = has a bar as thin as that one, a ≥ a chevron whose rows shift sideways
+    if not bar or len(upper) < 2 * bar:
         return None
     centres = [np.nonzero(row)[0].mean() for row in upper]
     edge, middle = (centres[0] + centres[-1]) / 2, centres[len(centres) // 2]
