@@ -135,3 +135,11 @@ def test_a_comparison_sign_read_as_equals_is_told_by_its_chevron() -> None:
     equals[6:9, 1:13] = 255
     assert relation_sign(equals) is None
     assert relation_sign(np.zeros((5, 5), dtype=np.uint8)) is None
+
+
+def test_a_speck_under_the_bar_or_a_plain_chevron_is_handled() -> None:
+    specked = np.vstack([_at_least_sign(True), np.zeros((1, 14), dtype=np.uint8)])
+    specked[-1, 3:5] = 255
+    assert relation_sign(specked) == "≥"
+    chevron = _at_least_sign(False)[:12].copy()  # a '>' alone: no bar under it
+    assert relation_sign(chevron) is None
