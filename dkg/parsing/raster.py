@@ -448,6 +448,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     size = height * sy / 0.72
     runs = superscript_runs(blobs, baseline, height)
     runs += _hinted_runs(words, blobs, runs, baseline, height, ink)
+    runs += dotted_runs(blobs, runs, baseline, height, ink)
 
     standing = [((b[0] + b[2]) / 2) for b in blobs if b[3] >= baseline - 0.3 * height and b[3] - b[1] >= 0.3 * height]
 
@@ -546,6 +547,44 @@ def relation_sign(ink: np.ndarray) -> str | None:
     if abs(middle - edge) < 0.2 * width:
         return None
     return "≥" if middle > edge else "≤"
+
+
+def dotted_runs(blobs: list[tuple[int, int, int, int]], runs: list[tuple[float, float]], baseline: float,
+                height: float, ink: np.ndarray) -> list[tuple[float, float]]:
+    """Raised ``i`` or ``j`` markers found by their dot: a speck above the row's cap line whose stem, right
+    under it, stops well above the bottoms of the letters around it (a text ``i`` stands on the line with
+    its neighbours, and in a row of small letters its own dot may be the highest ink). The blur often joins
+    the marker's thin stem to the letter before it (``HCT`` + raised ``i`` read ``HCT'``), so the stem is
+    looked for in the ink, not as a blob of its own; the run is the dot's columns.
+
+    >>> ink = np.zeros((40, 30), dtype=np.uint8); ink[10:38, 5:15] = 255   # a capital on the baseline (y 38)
+    >>> ink[6:8, 17:19] = 255; ink[10:20, 17:19] = 255                     # a raised i: dot and stem
+    >>> dotted_runs([(5, 10, 15, 38), (17, 6, 19, 8), (17, 10, 19, 20)], [], 38.0, 28.0, ink)
+    [(16.0, 20.0)]
+    >>> ink[20:38, 17:19] = 255                                            # a stem down to the line: text
+    >>> dotted_runs([(5, 10, 15, 38), (17, 6, 19, 8), (17, 10, 19, 38)], [], 38.0, 28.0, ink)
+    []
+    """
+    out: list[tuple[float, float]] = []
+    for x0, y0, x1, y1 in blobs:
+        if (x1 - x0 > 0.25 * height or y1 - y0 > 0.25 * height or y1 > baseline - 1.0 * height
+                or any(r0 - 1 <= (x0 + x1) / 2 <= r1 + 1 for r0, r1 in runs + out)):
+            continue
+        column = ink[y1: int(baseline) + 1, max(0, x0 - 1): x1 + 1].any(axis=1)
+        inked = np.nonzero(column)[0]
+        if not len(inked) or inked[0] > 0.25 * height:
+            continue  # no stem under the speck: noise, not an i
+        gaps = np.nonzero(np.diff(inked) > 1)[0]
+        stem_bottom = y1 + int(inked[gaps[0]] if len(gaps) else inked[-1])
+        ground = [b[3] for b in blobs if b[3] - b[1] >= 0.3 * height and b[0] < x1 + 2 * height
+                  and b[2] > x0 - 2 * height and b[3] > y1 and not (b[0] <= x1 and b[2] >= x0)]
+        # the line the letters around stand on: the row's baseline, or higher when descenders pulled it down
+        # (the blur joins letters into groups whose bottoms are their descenders', so a low quantile)
+        line = min(baseline, float(np.percentile(ground, 25))) if ground else baseline
+        if stem_bottom > line - 0.3 * height:
+            continue
+        out.append((float(x0 - 1), float(x1 + 1)))
+    return out
 
 
 def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]], runs: list[tuple[float, float]],

@@ -10,6 +10,7 @@ from dkg.parsing.raster import (
     _Char,
     _hinted_runs,
     _key_tokens,
+    dotted_runs,
     is_text_chain,
     relation_sign,
     row_metrics,
@@ -143,3 +144,25 @@ def test_a_speck_under_the_bar_or_a_plain_chevron_is_handled() -> None:
     assert relation_sign(specked) == "≥"
     chevron = _at_least_sign(False)[:12].copy()  # a '>' alone: no bar under it
     assert relation_sign(chevron) is None
+
+
+def test_a_raised_i_fused_to_the_capital_before_it_is_found_by_its_dot() -> None:
+    ink = np.zeros((44, 40), dtype=np.uint8)
+    ink[10:38, 4:20] = 255            # a capital T's stem and bar, standing on the baseline (y 38)
+    ink[10:13, 20:24] = 255           # the T's bar runs into the raised i's stem (blurred together)
+    ink[10:22, 22:24] = 255
+    ink[5:7, 22:24] = 255             # the i's dot, above the cap line
+    blobs = [(4, 10, 24, 38), (22, 5, 24, 7)]
+    assert dotted_runs(blobs, [], 38.0, 28.0, ink) == [(21.0, 25.0)]
+    # neighbours whose blurred letter groups reach down with their descenders do not lower the line
+    assert dotted_runs(blobs + [(26, 16, 38, 44)], [], 38.0, 28.0, ink) == [(21.0, 25.0)]
+    # the dot of a text i sits below the cap line, over a stem standing on the baseline
+    text_i = np.zeros((44, 40), dtype=np.uint8)
+    text_i[18:38, 10:13] = 255
+    text_i[12:15, 10:13] = 255
+    assert dotted_runs([(10, 18, 13, 38), (10, 12, 13, 15)], [], 38.0, 28.0, text_i) == []
+    # ... also when its neighbours are letter groups with descenders (their bottoms below the line)
+    assert dotted_runs([(0, 18, 8, 43), (10, 18, 13, 38), (10, 12, 13, 15), (15, 18, 30, 44)], [], 38.0, 28.0,
+                       text_i) == []
+    # a run already found there is not found twice
+    assert dotted_runs(blobs, [(20.0, 26.0)], 38.0, 28.0, ink) == []
