@@ -9,6 +9,7 @@ import pytest
 
 from dkg.parsing import parse_pdf
 from dkg.parsing.evaluate import normalise, prf, read_edges
+from dkg.parsing.models import ParsedPage
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pdfs"
 CORPUS = Path(__file__).resolve().parents[2] / "datasets" / "guidelines"
@@ -59,15 +60,18 @@ def test_corpus_scanned_page_when_rendered() -> None:
     assert scores["recall"] >= 0.5, scores
 
 
+def _kidney_scanned_page(number: int) -> ParsedPage:
+    pdf = CORPUS / "kidney" / "pdf" / "kidney-1.2026-scanned.pdf"
+    if not pdf.is_file():
+        pytest.skip("corpus not rendered (dkg corpus render)")
+    return parse_pdf(pdf, pages=str(number)).pages[0]
+
 
 @pytest.mark.slow
 def test_connectors_running_around_whole_boxes_close_in_no_box() -> None:
     # KID-3: the connector from "Pathology review" runs up to one box, along two boxes and back below a third,
     # closing a rectangle around "Completion nephrectomy" and the "Positive margins" label
-    pdf = CORPUS / "kidney" / "pdf" / "kidney-1.2026-scanned.pdf"
-    if not pdf.is_file():
-        pytest.skip("corpus not rendered (dkg corpus render)")
-    page = parse_pdf(pdf, pages="3").pages[0]
+    page = _kidney_scanned_page(3)
     assert not [b.original for b in page.boxes if "Positive" in b.original]
     pairs = [(normalise(e.head), normalise(e.tail)) for e in page.edges]
     for head, tail in [("pathology review", "completion nephrectomy"), ("pathology review", "clear-cell rcc"),
@@ -79,10 +83,7 @@ def test_connectors_running_around_whole_boxes_close_in_no_box() -> None:
 def test_a_bold_connector_with_its_labels_is_no_box() -> None:
     # KID-5: the split under "Review sites of disease" is drawn bold; it survived the arrowhead opening
     # together with the "Bone metastases" label and was taken for a box holding that label
-    pdf = CORPUS / "kidney" / "pdf" / "kidney-1.2026-scanned.pdf"
-    if not pdf.is_file():
-        pytest.skip("corpus not rendered (dkg corpus render)")
-    page = parse_pdf(pdf, pages="5").pages[0]
+    page = _kidney_scanned_page(5)
     assert len(page.boxes) == 9
     assert not [b.original for b in page.boxes if "metastas" in b.original]
     # and the bold split's own arrowheads (told from its corners) still lead into both boxes
