@@ -138,8 +138,11 @@ def settle_note_keys(pages: dict[int, list[NoteEntry]], cited: dict[int, set[str
 
 def _fits(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
     """Whether ``key`` at ``index`` keeps the page's read keys unique and in order."""
-    if any(e.key == key for n, e in enumerate(entries) if n != index):
-        return False
+    return not any(e.key == key for n, e in enumerate(entries) if n != index) and _in_order(entries, index, key)
+
+
+def _in_order(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
+    """Whether ``key`` at ``index`` lies between the keys read above and below it."""
     before = [e.key for e in entries[:index] if e.keyed]
     after = [e.key for e in entries[index + 1:] if e.keyed]
     return (not before or _key_order(before[-1]) < _key_order(key)) and (
@@ -180,10 +183,7 @@ def infer_unread_keys(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteE
                 continue
             window = {chr(c) for c in range(ord("a"), ord(last) + 1)} - taken
             for page, index in group:
-                before = [e.key for e in out[page][:index] if e.keyed]
-                after = [e.key for e in out[page][index + 1:] if e.keyed]
-                window = {k for k in window if (not before or _key_order(before[-1]) < _key_order(k))
-                          and (not after or _key_order(k) < _key_order(after[0]))}
+                window = {k for k in window if _in_order(out[page], index, k)}
             if len(window) == 1:
                 key = window.pop()
                 held[number] = key

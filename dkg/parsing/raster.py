@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from dkg.parsing.assemble import _is_block_arrow
+from dkg.parsing.assemble import ARROWHEAD_MAX, _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.glyphs import GlyphSignature, glyph_signature
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
@@ -183,10 +183,9 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
         x, y, cw, ch = cv2.boundingRect(contour)
         if cw * ch < (2.0 * ppt) ** 2:
             continue
-        pts = _grow(cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(float), k / 2)
-        bbox = BBox((x - k / 2) * sx, (y - k / 2) * sy, (x + cw + k / 2) * sx, (y + ch + k / 2) * sy)
-        shape = Shape(tuple(to_pt(px, py) for px, py in pts), bbox, True, False, "polygon")
-        if max(bbox.width, bbox.height) <= 22:
+        shape = _opened_shape(contour, 0, 0, k, sx, sy)
+        bbox = shape.bbox
+        if max(bbox.width, bbox.height) <= ARROWHEAD_MAX:
             prims.arrowheads.append(shape)
         elif cv2.contourArea(contour) >= 0.8 * cw * ch or _is_block_arrow(shape) is not None:
             prims.shapes.append(shape)  # a solid box or a block arrow
@@ -233,12 +232,19 @@ def _bold_heads(blob: np.ndarray, x: int, y: int, sx: float, sy: float) -> list[
         x0, y0, x1, y1 = hx - k, hy - k, hx + hw + k, hy + hh + k
         exits = sum(bool(edge.any()) for edge in (mask[y0, x0:x1 + 1], mask[y1, x0:x1 + 1],
                                                   mask[y0:y1 + 1, x0], mask[y0:y1 + 1, x1]))
-        bbox = BBox((x + hx - k / 2) * sx, (y + hy - k / 2) * sy, (x + hx + hw + k / 2) * sx,
-                    (y + hy + hh + k / 2) * sy)
-        if exits == 1 and max(bbox.width, bbox.height) <= 22:
-            pts = _grow(cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(float) + (x, y), k / 2)
-            out.append(Shape(tuple((px * sx, py * sy) for px, py in pts), bbox, True, False, "polygon"))
+        shape = _opened_shape(contour, x, y, k, sx, sy)
+        if exits == 1 and max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX:
+            out.append(shape)
     return out
+
+
+def _opened_shape(contour: np.ndarray, x: int, y: int, k: int, sx: float, sy: float) -> Shape:
+    """The filled shape, in points, of a contour found after an opening with a ``k``-pixel element (grown back
+    by half of it), the contour's pixels offset by ``x``, ``y``."""
+    cx, cy, cw, ch = cv2.boundingRect(contour)
+    pts = _grow(cv2.approxPolyDP(contour, 1.0, True).reshape(-1, 2).astype(float) + (x, y), k / 2)
+    bbox = BBox((x + cx - k / 2) * sx, (y + cy - k / 2) * sy, (x + cx + cw + k / 2) * sx, (y + cy + ch + k / 2) * sy)
+    return Shape(tuple((px * sx, py * sy) for px, py in pts), bbox, True, False, "polygon")
 
 
 def _box_crops(text_image: np.ndarray, contours: list[np.ndarray]) -> list[tuple[np.ndarray, int, int]]:
