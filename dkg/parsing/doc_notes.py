@@ -138,10 +138,10 @@ def settle_note_keys(pages: dict[int, list[NoteEntry]], cited: dict[int, set[str
 
 def _fits(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
     """Whether ``key`` at ``index`` keeps the page's read keys unique and in order."""
-    return not any(e.key == key for n, e in enumerate(entries) if n != index) and _in_order(entries, index, key)
+    return not any(e.key == key for n, e in enumerate(entries) if n != index) and in_order(entries, index, key)
 
 
-def _in_order(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
+def in_order(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
     """Whether ``key`` at ``index`` lies between the keys read above and below it."""
     before = [e.key for e in entries[:index] if e.keyed]
     after = [e.key for e in entries[index + 1:] if e.keyed]
@@ -183,7 +183,7 @@ def infer_unread_keys(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteE
                 continue
             window = {chr(c) for c in range(ord("a"), ord(last) + 1)} - taken
             for page, index in group:
-                window = {k for k in window if _in_order(out[page], index, k)}
+                window = {k for k in window if in_order(out[page], index, k)}
             if len(window) == 1:
                 key = window.pop()
                 held[number] = key

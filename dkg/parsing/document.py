@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -326,6 +327,51 @@ def _clear_match(glyph: Any, candidates: list[tuple[Any, Any]], least: float, ma
     return candidates[n][0] if best >= least and best - second >= margin else None
 
 
+def _key_unread_notes_by_stems(state: _PageState, pieces: list[Any], entries: list[tuple[str, str, Any]]) -> bool:
+    """A thin box marker (i, j, l by its stem) whose letter no footnote on the page is keyed with cites the one
+    footnote whose key could not be read at a place where that letter keeps the page's keys in order: both
+    take the letter. True when a footnote was re-keyed."""
+    from dkg.parsing.doc_notes import NoteEntry, in_order
+
+    changed = False
+    for piece in pieces:
+        keys = [key for key, _, _ in entries]
+        if len(piece.keys) != 1 or piece.glyph is None or any(ch.isalpha() for ch in piece.keys[0]):
+            continue  # only markers no letter was read from
+        stem = _stem_letter(piece.glyph, pieces)
+        if stem is None or stem in keys:
+            continue
+        notes = [NoteEntry(key, text) for key, text, _ in entries]
+        # between two footnotes whose keys were read (a footnote at either end of the list could be any
+        # letter past its neighbour)
+        slots = [n for n, key in enumerate(keys) if key.startswith(UNREAD_KEY) and 0 < n < len(keys) - 1
+                 and notes[n - 1].keyed and notes[n + 1].keyed and in_order(notes, n, stem)]
+        if len(slots) != 1:
+            continue
+        unread = keys[slots[0]]
+        for other in pieces:  # markers citing the footnote under its unread key follow it
+            other.keys = tuple(stem if key == unread else key for key in other.keys)
+        piece.keys = (stem,)
+        entries = [(stem, text, m) if n == slots[0] else (key, text, m) for n, (key, text, m) in enumerate(entries)]
+        if state.doc_entries is not None:
+            state.doc_entries = entries
+        else:
+            state.note_keys[slots[0]] = stem
+        changed = True
+    return changed
+
+
+def _stem_letter(glyph: Any, pieces: list[Any]) -> str | None:
+    """The thin letter (i, j, l) a marker glyph's stem shows, if it is no shorter than the page's markers
+    usually are (i, j and l reach above a small letter; a shorter stem is a fragment of a wider letter)."""
+    from dkg.parsing.glyphs import stem_letter  # OpenCV: loaded for scanned pages only
+
+    heights = [p.glyph.ink.shape[0] for p in pieces if p.glyph is not None]
+    if not heights or glyph.ink.shape[0] < 0.9 * statistics.median(heights):
+        return None
+    return stem_letter(glyph)
+
+
 def _vote_note_keys(state: _PageState, pieces: list[Any]) -> None:
     """Re-key footnote entries by the box markers that look like them. The key opening a footnote is tiny and
     often misread (and the order-based reconciliation can then shift several entries by one); box markers are
@@ -368,12 +414,22 @@ def repair_ocr_markers(state: _PageState) -> None:
         if len(piece.keys) == 1:
             key = _clear_match(piece.glyph, glyphs, VOTE_MIN, VOTE_MARGIN)
             piece.keys = (key,) if key is not None else piece.keys
+        if piece.keys in (("i",), ("j",)) and piece.glyph is not None:
+            # OCR swaps the dotted i and j; the hook at the foot of the stem tells them apart
+            stem = _stem_letter(piece.glyph, pieces)
+            piece.keys = (stem,) if stem in ("i", "j") and stem in notes else piece.keys
+    if _key_unread_notes_by_stems(state, pieces, entries):
+        entries = _page_note_entries(state)
+        notes = {key: text for key, text, _ in entries}
     bad = [(p, i) for p in pieces for i, key in enumerate(p.keys) if key not in notes]
     # first by shape: the marker is the footnote key it looks like, when one clearly looks most like it
     keyed = [(key, glyph) for key, glyph in glyphs if key.isalnum()]
     unmatched = []
     for piece, i in bad:
         key = _clear_match(piece.glyph, keyed, GLYPH_MATCH_MIN, GLYPH_MATCH_MARGIN) if len(piece.keys) == 1 else None
+        if key is None and len(piece.keys) == 1 and piece.glyph is not None:
+            # the thin i, j, l look alike to the glyph match, but not in the shape of their stem
+            key = stem if (stem := _stem_letter(piece.glyph, pieces)) in notes else None
         if key is not None:
             piece.keys = (key,)
         else:

@@ -16,7 +16,7 @@ import numpy as np
 
 from dkg.parsing.assemble import ARROWHEAD_MAX, _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
-from dkg.parsing.glyphs import GlyphSignature, glyph_signature
+from dkg.parsing.glyphs import GlyphSignature, LetterTemplates, glyph_signature
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
 from dkg.parsing.ocr_text import (
     MISREAD_MARKS,
@@ -383,10 +383,11 @@ def _tokens_from_words(groups: list[list[list[_Char]]], gray: np.ndarray, ink: n
     tokens: list[Token] = []
     pending: list[tuple[int, np.ndarray]] = []
     word_pending: list[tuple[int, np.ndarray]] = []
+    letters = LetterTemplates()
     for words in groups:
         for row in _rows(words):
-            tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending, word_pending))
-    return reread_markers(reread_words(tokens, word_pending), pending)
+            tokens.extend(_line_tokens(row, gray, ink, sx, sy, pending, word_pending, letters))
+    return reread_markers(reread_words(tokens, word_pending), pending, letters)
 
 
 def reread_words(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -> list[Token]:
@@ -436,7 +437,8 @@ def _word_box(word: list[_Char]) -> tuple[int, int, int, int]:
 
 def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx: float, sy: float,
                  pending: list[tuple[int, np.ndarray]],
-                 word_pending: list[tuple[int, np.ndarray]] | None = None) -> list[Token]:
+                 word_pending: list[tuple[int, np.ndarray]] | None = None,
+                 letters: LetterTemplates | None = None) -> list[Token]:
     """Tokens of one text row. Superscripts are found in the row's pixels (glyph runs well above the row's
     baseline), not from tesseract's word or glyph boxes, which are unreliable for small raised letters."""
     boxes = [_word_box(w) for w in words]
@@ -457,6 +459,8 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     runs += dotted_runs(blobs, runs, baseline, height, ink)
 
     standing = [((b[0] + b[2]) / 2) for b in blobs if b[3] >= baseline - 0.3 * height and b[3] - b[1] >= 0.3 * height]
+    if letters is not None:
+        _collect_letters(words, blobs, gray, runs, letters)
 
     def run_of(char: _Char) -> int | None:
         center = (char.box[0] + char.box[2]) / 2
@@ -515,6 +519,28 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
         out.extend(_marker_tokens([_Char("?", (int(r0), top, int(r1), int(baseline - 0.3 * height)))],
                                   gray, sx, sy, size, pending))
     return out
+
+
+def _collect_letters(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]], gray: np.ndarray,
+                     runs: list[tuple[float, float]], letters: LetterTemplates) -> None:
+    """Add the row's lowercase letters to the page's templates: a letter whose tesseract box holds exactly
+    one blob of about its width, outside the row's marker runs (with the half height above it, for the
+    dot of an i or j)."""
+    for word in words:
+        for char in word:
+            if len(char.text) != 1 or not char.text.islower() or not letters.wants(char.text):
+                continue
+            center = (char.box[0] + char.box[2]) / 2
+            if any(r0 - 1 <= center <= r1 + 1 for r0, r1 in runs):
+                continue
+            hits = [b for b in blobs if b[0] <= center <= b[2] and b[1] < char.box[3] and b[3] > char.box[1]]
+            if len(hits) != 1:
+                continue
+            x0, y0, x1, y1 = hits[0]
+            width = char.box[2] - char.box[0]
+            if not 0.7 * width <= x1 - x0 <= 1.3 * width or abs(x0 - char.box[0]) > 0.3 * width:
+                continue
+            letters.add(char.text, glyph_signature(gray[max(0, y0 - (y1 - y0) // 2): y1 + 1, x0: x1 + 1]))
 
 
 def relation_sign(ink: np.ndarray) -> str | None:
@@ -603,8 +629,12 @@ def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]
     limit = baseline - 0.3 * height
     out: list[tuple[float, float]] = []
     for word in words:
+        if len(word) > 2 and word[-1].text in ";:,.)":
+            word = word[:-1]  # the punctuation after the marker (``risk®;``)
         last = word[-1]
-        if len(word) < 2 or last.text not in MISREAD_MARKS:
+        # a letter tesseract boxed as raised (``SBRTY`` for ``SBRT`` + raised ``u``): letters stand on the line
+        raised_letter = last.text.isalnum() and last.box[3] < limit and last.box[1] <= baseline - 0.75 * height
+        if len(word) < 2 or (last.text not in MISREAD_MARKS and not raised_letter):
             continue
         x0, x1 = last.box[0], last.box[2]
         if any(r0 <= (x0 + x1) / 2 <= r1 for r0, r1 in runs):
@@ -619,11 +649,14 @@ def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]
             if b[3] < baseline - 0.15 * height:  # raised (a raised g or y may reach down to near the limit)
                 spans.append((float(b[0]), float(b[2])))
                 continue
-            start = _raised_tail(ink, b, limit) if ink is not None else None
-            # fused to the letter before (the blob reaches left past the mark, or a letter-wide grounded part
-            # stands left of the raised columns): keep the raised columns only
-            if start is not None and (b[0] < x0 - 0.3 * height or start - b[0] >= 0.5 * height):
-                spans.append((float(start), float(b[2])))
+            start = _raised_tail(ink, b, limit, 0.25 * height) if ink is not None else None
+            # fused to the letter before (the blob reaches left past the mark, a letter-wide grounded part
+            # stands left of the raised columns, or the blob is wider than any ``?``): keep the raised columns
+            if start is not None and (b[0] < x0 - 0.3 * height or start - b[0] >= 0.5 * height
+                                      or b[2] - b[0] >= 0.8 * height):
+                # raised columns reaching well left of the mark's box are the top of the letter before (the
+                # bowl of a P): the marker starts where tesseract boxed it
+                spans.append((float(x0 if x0 - start >= 0.3 * height else start), float(b[2])))
             else:
                 break  # a glyph of its own standing on the baseline: a real ``?`` whose dot the blur joined
         else:
@@ -632,13 +665,18 @@ def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]
     return out
 
 
-def _raised_tail(ink: np.ndarray, blob: tuple[int, int, int, int], limit: float) -> int | None:
+def _raised_tail(ink: np.ndarray, blob: tuple[int, int, int, int], limit: float, bar: float = 0.0) -> int | None:
     """x where the raised right-hand part of a blob begins: the columns at its right end whose ink all lies
     above ``limit`` (a marker fused to the grounded letter before it). None when there is no such part.
+    Columns at the tail's left whose ink is a band thinner than ``bar`` are the letter's own top stroke (the
+    bar of a ``T``, the arm of an ``r``) that the marker is joined to, and are left out.
 
     >>> ink = np.zeros((20, 12), dtype=np.uint8); ink[4:20, 0:5] = 1; ink[0:9, 5:12] = 1
     >>> _raised_tail(ink, (0, 0, 12, 20), 14.0)
     5
+    >>> ink[0:9, 5:8] = 0; ink[4:6, 5:8] = 1          # an arm two pixels thick joins the marker to the letter
+    >>> _raised_tail(ink, (0, 0, 12, 20), 14.0, bar=4.0)
+    8
     """
     x0, y0, x1, y1 = blob
     crop = ink[y0:y1, x0:x1] > 0
@@ -649,7 +687,13 @@ def _raised_tail(ink: np.ndarray, blob: tuple[int, int, int, int], limit: float)
     col = crop.shape[1] - 1
     while col >= 0 and lowest[col] < limit:
         col -= 1
-    return None if col == crop.shape[1] - 1 or col < 0 else x0 + col + 1
+    if col == crop.shape[1] - 1 or col < 0:
+        return None
+    highest = np.where(crop, rows, crop.shape[0]).min(axis=0) + y0
+    start = col + 1
+    while start < crop.shape[1] - 1 and lowest[start] - highest[start] + 1 < bar:
+        start += 1
+    return x0 + start
 
 
 def row_metrics(blobs: list[tuple[int, int, int, int]]) -> tuple[float, float] | None:
@@ -766,8 +810,10 @@ def _marker_tokens(run: list[_Char], gray: np.ndarray, sx: float, sy: float, siz
     return [token]
 
 
-def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -> list[Token]:
-    """Re-OCR all queued marker crops in one tesseract call: crops stacked, enlarged, letters only."""
+def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]],
+                   letters: LetterTemplates | None = None) -> list[Token]:
+    """Re-OCR all queued marker crops in one tesseract call: crops stacked, enlarged, letters only. A marker
+    read as at most one letter whose glyph clearly matches one of the page's own letters is that letter."""
     if not pending:
         return tokens
     scale = 4
@@ -805,6 +851,8 @@ def reread_markers(tokens: list[Token], pending: list[tuple[int, np.ndarray]]) -
             continue
         cleaned = clean_marker_read(reread, MARKER_CHARS.replace(",", ""))
         glyph = glyphs.get(id(token))
+        if letters is not None and glyph is not None and len(cleaned) <= 1:
+            cleaned = letters.letter(glyph) or cleaned
         # a run no key can be read from stays a marker with the unknown key "?": it then opens a footnote
         # entry (whose key the page's box markers supply) and drops out of box text instead of showing as "?"
         out.extend(_key_tokens(cleaned.split(","), token, glyph) if cleaned else [

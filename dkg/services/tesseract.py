@@ -43,9 +43,9 @@ def ocr_hocr(image: Any, psm: int = 11, timeout_s: float = 120.0, lang: str = "e
     try:
         data = pytesseract.image_to_pdf_or_hocr(picture, lang=lang, extension="hocr", config=config,
                                                timeout=timeout_s)
-    except RuntimeError as exc:  # pytesseract signals its timeout as RuntimeError
-        raise ServiceError(f"tesseract did not finish within {timeout_s:.0f} s; try a lower --dpi") from exc
-    except pytesseract.TesseractError as exc:
+    except pytesseract.TesseractError as exc:  # a RuntimeError too: caught before the timeout below
         raise ServiceError(f"tesseract failed (status {exc.status}): {exc.message}; is the "
                            f"'{lang}' language pack installed? {INSTALL_HINT}") from exc
+    except RuntimeError as exc:  # pytesseract signals its timeout as a bare RuntimeError
+        raise ServiceError(f"tesseract did not finish within {timeout_s:.0f} s; try a lower --dpi") from exc
     return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data)

@@ -89,3 +89,15 @@ def test_a_bold_connector_with_its_labels_is_no_box() -> None:
     # and the bold split's own arrowheads (told from its corners) still lead into both boxes
     tails = {normalise(e.tail)[:20] for e in page.edges if normalise(e.head).startswith("review sites")}
     assert tails == {"stereotactic radiosu", "palliative radiother"}
+
+
+def test_a_tesseract_failure_is_reported_as_such_not_as_a_timeout() -> None:
+    import numpy as np
+
+    from dkg.errors import ServiceError
+    from dkg.services.tesseract import ocr_hocr
+
+    too_tall = np.full((33000, 8), 255, dtype=np.uint8)  # past tesseract's 32767-pixel limit
+    with pytest.raises(ServiceError, match="tesseract failed") as caught:
+        ocr_hocr(too_tall, psm=6)
+    assert "did not finish" not in str(caught.value)

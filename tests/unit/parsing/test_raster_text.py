@@ -100,6 +100,43 @@ def test_a_marker_fused_to_the_letter_before_is_cut_at_its_raised_columns() -> N
     assert _hinted_runs([word], blobs, [], 30.0, 20.0, ink) == [(11.0, 19.0)]
 
 
+def test_a_raised_letter_tesseract_read_as_a_capital_is_a_marker() -> None:
+    # "SBRT" + raised u read "SBRTY": the Y's box stops well above the baseline, unlike any letter's
+    ink, blobs = _fused_pair()
+    word = [_Char("T", (0, 10, 11, 31)), _Char("Y", (11, 2, 19, 14))]
+    assert _hinted_runs([word], blobs, [], 30.0, 20.0, ink) == [(11.0, 19.0)]
+    grounded = [_Char("T", (0, 10, 11, 31)), _Char("Y", (11, 10, 19, 31))]
+    assert _hinted_runs([grounded], blobs, [], 30.0, 20.0, ink) == []
+
+
+def test_a_marker_before_closing_punctuation_is_found() -> None:
+    ink, blobs = _fused_pair()
+    word = [_Char("k", (0, 10, 12, 31)), _Char("\u00ae", (10, 2, 19, 14)), _Char(";", (20, 18, 22, 33))]
+    assert _hinted_runs([word], blobs, [], 30.0, 20.0, ink) == [(11.0, 19.0)]
+
+
+def test_a_marker_joined_by_the_arm_of_an_r_is_cut_past_the_arm() -> None:
+    # an r (stem columns 0-3, arm columns 4-8 two rows thick) with a raised e (columns 9-16) fused to its
+    # arm: the grounded stem is narrow, but no ? is as wide as the blob, and the arm is not the marker
+    ink = np.zeros((40, 40), dtype=np.uint8)
+    ink[12:31, 0:4] = 1
+    ink[12:14, 4:9] = 1
+    ink[2:14, 9:17] = 1
+    word = [_Char("r", (0, 12, 8, 31)), _Char("\u00ae", (1, 2, 17, 31))]  # boxed over the pair
+    assert _hinted_runs([word], [(0, 2, 17, 31)], [], 30.0, 20.0, ink) == [(9.0, 17.0)]
+
+
+def test_a_marker_fused_to_the_bowl_of_a_p_starts_where_tesseract_boxed_it() -> None:
+    # a P (stem columns 0-3 on the baseline, bowl columns 4-11 raised) fused to a raised p (columns 12-18):
+    # every column right of the stem is raised, but the bowl belongs to the P that tesseract boxed apart
+    ink = np.zeros((40, 40), dtype=np.uint8)
+    ink[10:31, 0:4] = 1
+    ink[10:20, 4:12] = 1
+    ink[10:22, 12:19] = 1
+    word = [_Char("P", (0, 10, 12, 31)), _Char("?", (12, 10, 19, 22))]
+    assert _hinted_runs([word], [(0, 10, 19, 31)], [], 30.0, 20.0, ink) == [(12.0, 19.0)]
+
+
 def test_a_question_mark_standing_on_the_baseline_is_not_a_marker() -> None:
     # the blur joined the dot to the hook: one blob from cap height to the baseline, the mark's own width
     ink = np.zeros((40, 60), dtype=np.uint8)

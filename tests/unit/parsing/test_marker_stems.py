@@ -1,0 +1,106 @@
+"""Thin footnote markers (i, j, l) told apart by the shape of their stem, and the footnote whose key OCR
+could not read keyed by the thin marker that cites it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from dkg.parsing.document import _key_unread_notes_by_stems
+from dkg.parsing.glyphs import glyph_signature, stem_letter
+
+
+def _glyph(letter: str) -> Any:
+    """A scanned-looking marker glyph (dark on light) of a thin letter, 22-28 px tall."""
+    ink = np.zeros((28 if letter == "j" else 22, 6), dtype=np.uint8)
+    ink[:, 2:4] = 255
+    if letter in "ij":
+        ink[3:5] = 0  # the gap under the dot
+    if letter == "j":
+        ink[24:27, 0:4] = 255  # the hook
+    if letter == "f":
+        ink[0:2, 2:6] = 255
+        ink[8:10, 0:6] = 255  # the bar
+    return glyph_signature(255 - ink)
+
+
+@dataclass
+class _Piece:
+    keys: tuple[str, ...]
+    glyph: Any
+
+
+def test_the_stem_tells_i_j_and_l_and_refuses_other_letters() -> None:
+    assert [stem_letter(_glyph(c)) for c in "ijl"] == ["i", "j", "l"]
+    assert stem_letter(_glyph("f")) is None
+    wide = np.full((20, 20), 255, dtype=np.uint8)
+    wide[4:16, 2:18] = 0
+    assert stem_letter(glyph_signature(wide)) is None
+
+
+def _state(keys: list[str]) -> SimpleNamespace:
+    return SimpleNamespace(doc_entries=[(k, f"note {n}", None) for n, k in enumerate(keys)], note_keys={})
+
+
+def test_an_unread_marker_keys_the_unread_footnote_where_its_letter_fits() -> None:
+    state = _state(["h", "?", "k"])
+    marker = _Piece(("?",), _glyph("j"))
+    others = [_Piece(("h",), _glyph("l")), _Piece(("k",), _glyph("l"))]
+    assert _key_unread_notes_by_stems(state, [marker, *others], state.doc_entries)
+    assert marker.keys == ("j",)
+    assert [k for k, _, _ in state.doc_entries] == ["h", "j", "k"]
+
+
+def test_no_footnote_is_keyed_where_the_letter_does_not_fit_or_the_place_is_open() -> None:
+    for keys in (["a", "?", "c"], ["h", "i", "?"]):  # j is not between a and c; after i it could be any letter
+        state = _state(keys)
+        marker = _Piece(("?",), _glyph("j"))
+        assert not _key_unread_notes_by_stems(state, [marker], state.doc_entries)
+        assert marker.keys == ("?",) and [k for k, _, _ in state.doc_entries] == keys
+
+
+def test_a_marker_with_a_letter_read_or_a_short_stem_is_left_alone() -> None:
+    state = _state(["h", "?", "k"])
+    read = _Piece(("s",), _glyph("j"))  # a read letter is not overruled here
+    assert not _key_unread_notes_by_stems(state, [read], state.doc_entries)
+    short = np.zeros((10, 4), dtype=np.uint8)
+    short[:, 1:3] = 255
+    fragment = _Piece(("?",), glyph_signature(255 - short))  # shorter than the page's other markers
+    tall = [_Piece(("h",), _glyph("j")), _Piece(("k",), _glyph("j"))]
+    assert not _key_unread_notes_by_stems(state, [fragment, *tall], state.doc_entries)
+
+
+def _drawn(letter: str, size: int) -> np.ndarray:
+    """A dark glyph on light paper: ``o`` a ring, ``c`` a ring open to the right, ``x`` a cross, ``l`` a stem."""
+    import cv2
+
+    img = np.full((size + 8, size + 8), 255, dtype=np.uint8)
+    c, r, t = (size + 8) // 2, size // 2, max(2, size // 7)
+    if letter in "oc":
+        cv2.circle(img, (c, c), r, 0, t)
+    if letter == "c":
+        img[c - r // 2: c + r // 2, c:] = 255
+    if letter == "x":
+        cv2.line(img, (4, 4), (size + 3, size + 3), 0, t)
+        cv2.line(img, (4, size + 3), (size + 3, 4), 0, t)
+    if letter == "l":
+        img[4: size + 4, c - t // 2: c + t // 2 + 1] = 0
+    return img
+
+
+def test_a_marker_is_the_page_letter_its_glyph_clearly_matches() -> None:
+    from dkg.parsing.glyphs import LetterTemplates
+
+    templates = LetterTemplates()
+    for letter in "ocxl":
+        for size in (28, 30, 32):  # the page's full-size letters
+            templates.add(letter, glyph_signature(_drawn(letter, size)))
+    for letter in "ocx":  # a raised marker is the same letter, smaller
+        assert templates.letter(glyph_signature(_drawn(letter, 14))) == letter
+    assert templates.letter(glyph_signature(_drawn("l", 14))) is None  # thin letters go by their stem
+    between = _drawn("o", 14)
+    between[9:12, 12:] = 255  # a ring with a small opening: as much an o as a c
+    assert templates.letter(glyph_signature(between)) is None  # no letter clearly ahead
