@@ -28,6 +28,7 @@ from dkg.parsing.ocr_text import (
 from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
+CLOSING_PUNCTUATION = ";:,.)"  # may follow a footnote marker
 
 
 @dataclass
@@ -490,6 +491,10 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
             # what stands over the run is the marker misread; only what follows it (``;``) stays
             word = [c for c in word if (c.box[0] + c.box[2]) / 2 > cut_run[1]
                     or (c.box[0] + c.box[2]) / 2 > cut and not c.text.isalnum() and c.text not in MISREAD_MARKS]
+            # punctuation tesseract boxed over the marker follows it; other marks there are the marker misread
+            end = int(cut_run[1]) + 1
+            word = [c if c.box[0] >= end else _Char(c.text, (end, c.box[1], max(c.box[2], end + 1), c.box[3]))
+                    for c in word if c.box[0] >= end or c.text in CLOSING_PUNCTUATION]
             if before:
                 first = _word_token(before, sx, sy, size)
                 head = Token(first.text, BBox(first.bbox.x0, first.bbox.top, cut * sx, first.bbox.bottom), size)
@@ -629,7 +634,7 @@ def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]
     limit = baseline - 0.3 * height
     out: list[tuple[float, float]] = []
     for word in words:
-        if len(word) > 2 and word[-1].text in ";:,.)":
+        if len(word) > 2 and word[-1].text in CLOSING_PUNCTUATION:
             word = word[:-1]  # the punctuation after the marker (``risk®;``)
         last = word[-1]
         # a letter tesseract boxed as raised (``SBRTY`` for ``SBRT`` + raised ``u``): letters stand on the line
@@ -637,7 +642,9 @@ def _hinted_runs(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]
         if len(word) < 2 or (last.text not in MISREAD_MARKS and not raised_letter):
             continue
         x0, x1 = last.box[0], last.box[2]
-        if any(r0 <= (x0 + x1) / 2 <= r1 for r0, r1 in runs):
+        # a run found in the pixels at or right beside the mark is the marker tesseract misread (its boxes
+        # may be a glyph off: ``therapy’;`` with the raised y boxed as the ``;``)
+        if any(r0 - 0.5 * height <= x1 and x0 <= r1 + 0.5 * height for r0, r1 in runs):
             continue
         inside = [b for b in blobs if min(b[2], x1) - max(b[0], x0) >= 0.5 * (x1 - x0)]
         dot = any(b[3] >= limit and b[3] - b[1] < 0.3 * height and x0 <= b[0] and b[2] <= x1 + 1

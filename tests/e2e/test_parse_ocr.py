@@ -101,3 +101,32 @@ def test_a_tesseract_failure_is_reported_as_such_not_as_a_timeout() -> None:
     with pytest.raises(ServiceError, match="tesseract failed") as caught:
         ocr_hocr(too_tall, psm=6)
     assert "did not finish" not in str(caught.value)
+
+
+def _corpus_page(pdf_name: str, number: int) -> tuple[ParsedPage, ParsedPage]:
+    """The scanned page and its born-digital twin (whose markers the digital route reads exactly)."""
+    folder = CORPUS / pdf_name.split("-")[0] / "pdf"
+    scanned, digital = folder / f"{pdf_name}-scanned.pdf", folder / f"{pdf_name}.pdf"
+    if not scanned.is_file() or not digital.is_file():
+        pytest.skip("corpus not rendered (dkg corpus render)")
+    return parse_pdf(scanned, pages=str(number)).pages[0], parse_pdf(digital, pages=str(number)).pages[0]
+
+
+@pytest.mark.slow
+def test_box_markers_are_read_by_the_page_letters_they_look_like() -> None:
+    # ALL-7: tesseract read these clear raised letters as s, y, s or nothing; the page's own body letters
+    # (g, d, m, h) and the stems of the thin i tell them
+    scanned, digital = _corpus_page("ALL-1.2026", 7)
+    assert [b.markers for b in scanned.boxes] == [b.markers for b in digital.boxes]
+    assert set(scanned.footnotes) >= {"a", "d", "g", "h", "i", "m", "n"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("pdf_name", "number", "text"), [
+    ("ALL-1.2026", 5, "regimen^e: interim"),  # the colon boxed over the marker
+    ("bone-1.2026", 16, "therapy^y; late"),  # the marker boxed as the semicolon
+    ("bone-1.2026", 14, "primary tumor^e"),  # the raised e joined to the arm of the r
+])
+def test_punctuation_and_markers_keep_their_order(pdf_name: str, number: int, text: str) -> None:
+    scanned, _ = _corpus_page(pdf_name, number)
+    assert any(text in b.original for b in scanned.boxes), [b.original for b in scanned.boxes]

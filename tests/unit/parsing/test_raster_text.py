@@ -137,6 +137,15 @@ def test_a_marker_fused_to_the_bowl_of_a_p_starts_where_tesseract_boxed_it() -> 
     assert _hinted_runs([word], [(0, 10, 19, 31)], [], 30.0, 20.0, ink) == [(12.0, 19.0)]
 
 
+def test_a_mark_beside_a_marker_found_in_the_pixels_adds_no_second_run() -> None:
+    # tesseract's boxes run a glyph off: the raised marker (a run at columns 21-27) was boxed as the ";"
+    # and the "’" before it is the letter before; one marker, so no run for the mark
+    ink, blobs = _fused_pair()
+    word = [_Char("y", (0, 10, 12, 31)), _Char("\u2019", (10, 2, 19, 14)), _Char(";", (21, 2, 27, 31))]
+    assert _hinted_runs([word], blobs, [(21.0, 27.0)], 30.0, 20.0, ink) == []
+    assert _hinted_runs([word], blobs, [(60.0, 66.0)], 30.0, 20.0, ink) == [(11.0, 19.0)]
+
+
 def test_a_question_mark_standing_on_the_baseline_is_not_a_marker() -> None:
     # the blur joined the dot to the hook: one blob from cap height to the baseline, the mark's own width
     ink = np.zeros((40, 60), dtype=np.uint8)
