@@ -363,13 +363,17 @@ def _key_unread_notes_by_stems(state: _PageState, pieces: list[Any], entries: li
 
 def _stem_letter(glyph: Any, pieces: list[Any]) -> str | None:
     """The thin letter (i, j, l) a marker glyph's stem shows, if it is no shorter than the page's markers
-    usually are (i, j and l reach above a small letter; a shorter stem is a fragment of a wider letter)."""
+    usually are (i, j and l reach above a small letter; a shorter stem is a fragment of a wider letter). A
+    dotted stem much taller than the page's markers is a ``j`` whose hook the crop cut off (a marker found
+    by its dot is cut to the dot's columns, and the hook curls left)."""
     from dkg.parsing.glyphs import stem_letter  # OpenCV: loaded for scanned pages only
 
     heights = [p.glyph.ink.shape[0] for p in pieces if p.glyph is not None]
-    if not heights or glyph.ink.shape[0] < 0.9 * statistics.median(heights):
+    usual = statistics.median(heights) if heights else 0.0
+    if not heights or glyph.ink.shape[0] < 0.9 * usual:
         return None
-    return stem_letter(glyph)
+    letter = stem_letter(glyph)
+    return "j" if letter == "i" and glyph.ink.shape[0] >= 1.2 * usual else letter
 
 
 def _vote_note_keys(state: _PageState, pieces: list[Any]) -> None:

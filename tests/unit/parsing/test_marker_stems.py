@@ -104,3 +104,18 @@ def test_a_marker_is_the_page_letter_its_glyph_clearly_matches() -> None:
     between = _drawn("o", 14)
     between[9:12, 12:] = 255  # a ring with a small opening: as much an o as a c
     assert templates.letter(glyph_signature(between)) is None  # no letter clearly ahead
+
+
+def test_a_dotted_stem_much_taller_than_the_page_markers_is_a_j_whose_hook_was_cut_off() -> None:
+    from dkg.parsing.document import _stem_letter
+
+    def dotted(height: int) -> Any:
+        ink = np.zeros((height, 4), dtype=np.uint8)
+        ink[:, 1:3] = 255
+        ink[3:5] = 0
+        return glyph_signature(255 - ink)
+
+    page = [_Piece(("h",), _glyph("l")), _Piece(("k",), _glyph("l")), _Piece(("f",), _glyph("l"))]  # 22 px
+    assert _stem_letter(dotted(22), page) == "i"
+    assert _stem_letter(dotted(28), page) == "j"
+    assert _stem_letter(dotted(14), page) is None  # a fragment
