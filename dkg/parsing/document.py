@@ -7,7 +7,7 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -327,6 +327,20 @@ def _clear_match(glyph: Any, candidates: list[tuple[Any, Any]], least: float, ma
     return candidates[n][0] if best >= least and best - second >= margin else None
 
 
+def printed_keys(keys: tuple[str, ...], notes: Iterable[str]) -> tuple[str, ...]:
+    """The keys of a marker read as several that are footnotes on its page, when at least one is: the others
+    are a misread piece of the one marker (the bowl of a ``P`` before a raised ``p`` read ``o,p``), since a
+    page prints the footnotes its boxes cite. A single key, or one citing no footnote of the page, is kept.
+
+    >>> printed_keys(("o", "p"), {"e", "p"}), printed_keys(("a", "m"), {"a", "m"}), printed_keys(("x", "y"), {"a"})
+    (('p',), ('a', 'm'), ('x', 'y'))
+    """
+    printed = set(notes)
+    if len(keys) > 1 and any(k in printed for k in keys):
+        return tuple(k for k in keys if k in printed)
+    return keys
+
+
 def _key_unread_notes_by_stems(state: _PageState, pieces: list[Any], entries: list[tuple[str, str, Any]]) -> bool:
     """A thin box marker (i, j, l by its stem) whose letter no footnote on the page is keyed with cites the one
     footnote whose key could not be read at a place where that letter keeps the page's keys in order: both
@@ -425,6 +439,8 @@ def repair_ocr_markers(state: _PageState) -> None:
     if _key_unread_notes_by_stems(state, pieces, entries):
         entries = _page_note_entries(state)
         notes = {key: text for key, text, _ in entries}
+    for piece in pieces:
+        piece.keys = printed_keys(piece.keys, notes)
     bad = [(p, i) for p in pieces for i, key in enumerate(p.keys) if key not in notes]
     # first by shape: the marker is the footnote key it looks like, when one clearly looks most like it
     keyed = [(key, glyph) for key, glyph in glyphs if key.isalnum()]
