@@ -294,6 +294,19 @@ def _footnote_entries_with_glyphs(lines: list[Line], code: str | None) -> list[t
     return out
 
 
+def citable_notes(document: dict[str, str], page: dict[str, str]) -> dict[str, str]:
+    """The footnotes a page's markers may cite: its own, then the document's other pages'. A footnote whose
+    key could not be read (``?``) may be the one an unread marker on its own page cites, never one on
+    another page.
+
+    >>> citable_notes({"a": "Doc a.", "?": "Elsewhere."}, {"?": "Here.", "b": "Page b."})
+    {'a': 'Doc a.', '?': 'Here.', 'b': 'Page b.'}
+    >>> citable_notes({"a": "Doc a.", "?": "Elsewhere."}, {"b": "Page b."})
+    {'a': 'Doc a.', 'b': 'Page b.'}
+    """
+    return {**{k: t for k, t in document.items() if not k.startswith(UNREAD_KEY)}, **page}
+
+
 def _page_notes(state: _PageState) -> dict[str, str]:
     """The page's footnotes by key. On OCR pages the tiny keys opening the entries are often misread, so they
     are reconciled with the (larger, better read) marker keys used in the page's boxes."""
@@ -560,7 +573,7 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
     page = ParsedPage(number=number, source=state.source, width=0.0, height=0.0, code=layout.code,
                       seconds=state.seconds)
     issues = list(state.issues)
-    notes = {**global_notes, **_page_notes(state)}
+    notes = citable_notes(global_notes, _page_notes(state))
     page.footnotes = notes
     texts = _box_texts(state, notes, known, issues)
     prims_links = state.links

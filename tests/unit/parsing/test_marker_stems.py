@@ -128,3 +128,10 @@ def test_a_marker_read_as_several_keys_keeps_those_its_page_prints() -> None:
     assert printed_keys(("a", "m"), ["a", "m"]) == ("a", "m")
     assert printed_keys(("q",), ["a"]) == ("q",)  # a single misread key is left to the repairs after it
     assert printed_keys(("x", "y"), ["a"]) == ("x", "y")
+
+
+def test_an_unread_marker_never_takes_an_unread_footnote_of_another_page() -> None:
+    from dkg.parsing.document import citable_notes
+
+    assert citable_notes({"a": "A.", "?": "Other page."}, {"b": "B."}) == {"a": "A.", "b": "B."}
+    assert citable_notes({"?": "Other page."}, {"?": "This page."}) == {"?": "This page."}
