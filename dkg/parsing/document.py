@@ -341,17 +341,17 @@ def _clear_match(glyph: Any, candidates: list[tuple[Any, Any]], least: float, ma
 
 
 def printed_keys(keys: tuple[str, ...], notes: Iterable[str]) -> tuple[str, ...]:
-    """The keys of a marker read as several that are footnotes on its page, when at least one is: the others
-    are a misread piece of the one marker (the bowl of a ``P`` before a raised ``p`` read ``o,p``), since a
-    page prints the footnotes its boxes cite. A single key, or one citing no footnote of the page, is kept.
+    """A marker read as several keys without those before its first key that is a footnote on its page: they
+    are a piece of the letter before the marker read as a key (the bowl of a ``P`` before a raised ``p`` read
+    ``o,p``), since a page prints the footnotes its boxes cite. Keys after it stay: the page's footnote for
+    one of them may be the one that was not read (``a,f`` with the ``f`` footnote run into another).
 
-    >>> printed_keys(("o", "p"), {"e", "p"}), printed_keys(("a", "m"), {"a", "m"}), printed_keys(("x", "y"), {"a"})
-    (('p',), ('a', 'm'), ('x', 'y'))
+    >>> printed_keys(("o", "p"), {"e", "p"}), printed_keys(("a", "f"), {"a"}), printed_keys(("x", "y"), {"a"})
+    (('p',), ('a', 'f'), ('x', 'y'))
     """
     printed = set(notes)
-    if len(keys) > 1 and any(k in printed for k in keys):
-        return tuple(k for k in keys if k in printed)
-    return keys
+    first = next((n for n, key in enumerate(keys) if key in printed), 0)
+    return keys[first:] if len(keys) > 1 else keys
 
 
 def _key_unread_notes_by_stems(state: _PageState, pieces: list[Any], entries: list[tuple[str, str, Any]]) -> bool:

@@ -121,11 +121,12 @@ def test_a_dotted_stem_much_taller_than_the_page_markers_is_a_j_whose_hook_was_c
     assert _stem_letter(dotted(14), page) is None  # a fragment
 
 
-def test_a_marker_read_as_several_keys_keeps_those_its_page_prints() -> None:
+def test_a_marker_read_as_several_keys_loses_the_unprinted_ones_before_its_first_printed_key() -> None:
     from dkg.parsing.document import printed_keys
 
     assert printed_keys(("o", "p"), ["e", "p", "w"]) == ("p",)  # the P's bowl before a raised p
     assert printed_keys(("a", "m"), ["a", "m"]) == ("a", "m")
+    assert printed_keys(("a", "f"), ["a", "d"]) == ("a", "f")  # the f footnote may be the one not read
     assert printed_keys(("q",), ["a"]) == ("q",)  # a single misread key is left to the repairs after it
     assert printed_keys(("x", "y"), ["a"]) == ("x", "y")
 
