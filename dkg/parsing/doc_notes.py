@@ -130,18 +130,18 @@ def settle_note_keys(pages: dict[int, list[NoteEntry]], cited: dict[int, set[str
             if majority is not None and key != majority and count >= 2 and (
                 not entry.keyed or (votes[key] <= 1 and count >= 2 * max(runner_up, votes[key])
                                     and key not in cited.get(page, set()))
-            ) and _fits(out[page], index, majority):
+            ) and fits(out[page], index, majority):
                 key = majority
             out[page][index] = replace(entry, key=key, text=medoid if medoid is not None else entry.text)
     return out
 
 
-def _fits(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
+def fits(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
     """Whether ``key`` at ``index`` keeps the page's read keys unique and in order."""
-    return not any(e.key == key for n, e in enumerate(entries) if n != index) and in_order(entries, index, key)
+    return not any(e.key == key for n, e in enumerate(entries) if n != index) and _in_order(entries, index, key)
 
 
-def in_order(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
+def _in_order(entries: Sequence[NoteEntry], index: int, key: str) -> bool:
     """Whether ``key`` at ``index`` lies between the keys read above and below it."""
     before = [e.key for e in entries[:index] if e.keyed]
     after = [e.key for e in entries[index + 1:] if e.keyed]
@@ -183,7 +183,7 @@ def infer_unread_keys(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteE
                 continue
             window = {chr(c) for c in range(ord("a"), ord(last) + 1)} - taken
             for page, index in group:
-                window = {k for k in window if in_order(out[page], index, k)}
+                window = {k for k in window if _in_order(out[page], index, k)}
             if len(window) == 1:
                 key = window.pop()
                 held[number] = key

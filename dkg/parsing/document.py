@@ -358,7 +358,7 @@ def _key_unread_notes_by_stems(state: _PageState, pieces: list[Any], entries: li
     """A thin box marker (i, j, l by its stem) whose letter no footnote on the page is keyed with cites the one
     footnote whose key could not be read at a place where that letter keeps the page's keys in order: both
     take the letter. True when a footnote was re-keyed."""
-    from dkg.parsing.doc_notes import NoteEntry, in_order
+    from dkg.parsing.doc_notes import NoteEntry, fits
 
     changed = False
     for piece in pieces:
@@ -366,13 +366,13 @@ def _key_unread_notes_by_stems(state: _PageState, pieces: list[Any], entries: li
         if len(piece.keys) != 1 or piece.glyph is None or any(ch.isalpha() for ch in piece.keys[0]):
             continue  # only markers no letter was read from
         stem = _stem_letter(piece.glyph, pieces)
-        if stem is None or stem in keys:
+        if stem is None:
             continue
         notes = [NoteEntry(key, text) for key, text, _ in entries]
         # between two footnotes whose keys were read (a footnote at either end of the list could be any
-        # letter past its neighbour)
+        # letter past its neighbour), and no other footnote's key
         slots = [n for n, key in enumerate(keys) if key.startswith(UNREAD_KEY) and 0 < n < len(keys) - 1
-                 and notes[n - 1].keyed and notes[n + 1].keyed and in_order(notes, n, stem)]
+                 and notes[n - 1].keyed and notes[n + 1].keyed and fits(notes, n, stem)]
         if len(slots) != 1:
             continue
         unread = keys[slots[0]]

@@ -8,6 +8,7 @@ tiny letter itself. Pure numpy/OpenCV; no OCR here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -71,9 +72,12 @@ def glyph_similarity(a: GlyphSignature, b: GlyphSignature) -> float:
     >>> round(glyph_similarity(s, s), 3), glyph_similarity(s, glyph_signature(other)) < 0.3
     (1.0, True)
     """
-    corr = float((a.pixels * b.pixels).sum())
-    ratio = min(a.aspect, b.aspect) / max(a.aspect, b.aspect)
-    return corr * (0.5 + 0.5 * ratio)
+    return float(_weighted(float((a.pixels * b.pixels).sum()), a.aspect, b.aspect))
+
+
+def _weighted(corr: Any, aspect: Any, other: Any) -> Any:
+    """A correlation lowered when the two width/height ratios differ (numbers or numpy arrays)."""
+    return corr * (0.5 + 0.5 * np.minimum(aspect, other) / np.maximum(aspect, other))
 
 
 def marker_key_similarity(marker: GlyphSignature, key: GlyphSignature) -> float:
@@ -157,9 +161,7 @@ class LetterTemplates:
                 continue
             pixels = np.stack([s.pixels for s in samples])
             aspects = np.array([s.aspect for s in samples])
-            corr = (pixels * sig.pixels).sum(axis=(1, 2))
-            ratio = np.minimum(aspects, sig.aspect) / np.maximum(aspects, sig.aspect)
-            sims = np.sort(corr * (0.5 + 0.5 * ratio))[::-1]
+            sims = np.sort(_weighted((pixels * sig.pixels).sum(axis=(1, 2)), aspects, sig.aspect))[::-1]
             out.append((float(sims[:5].mean()), letter))
         return sorted(out, reverse=True)
 

@@ -3,7 +3,6 @@ could not read keyed by the thin marker that cites it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -11,6 +10,7 @@ import numpy as np
 
 from dkg.parsing.document import _key_unread_notes_by_stems
 from dkg.parsing.glyphs import glyph_signature, stem_letter
+from dkg.parsing.textlayout import Piece
 
 
 def _glyph(letter: str) -> Any:
@@ -27,10 +27,8 @@ def _glyph(letter: str) -> Any:
     return glyph_signature(255 - ink)
 
 
-@dataclass
-class _Piece:
-    keys: tuple[str, ...]
-    glyph: Any
+def _marker(keys: tuple[str, ...], glyph: Any) -> Piece:
+    return Piece(",".join(keys), keys, glyph)
 
 
 def test_the_stem_tells_i_j_and_l_and_refuses_other_letters() -> None:
@@ -47,8 +45,8 @@ def _state(keys: list[str]) -> SimpleNamespace:
 
 def test_an_unread_marker_keys_the_unread_footnote_where_its_letter_fits() -> None:
     state = _state(["h", "?", "k"])
-    marker = _Piece(("?",), _glyph("j"))
-    others = [_Piece(("h",), _glyph("l")), _Piece(("k",), _glyph("l"))]
+    marker = _marker(("?",), _glyph("j"))
+    others = [_marker(("h",), _glyph("l")), _marker(("k",), _glyph("l"))]
     assert _key_unread_notes_by_stems(state, [marker, *others], state.doc_entries)
     assert marker.keys == ("j",)
     assert [k for k, _, _ in state.doc_entries] == ["h", "j", "k"]
@@ -57,19 +55,19 @@ def test_an_unread_marker_keys_the_unread_footnote_where_its_letter_fits() -> No
 def test_no_footnote_is_keyed_where_the_letter_does_not_fit_or_the_place_is_open() -> None:
     for keys in (["a", "?", "c"], ["h", "i", "?"]):  # j is not between a and c; after i it could be any letter
         state = _state(keys)
-        marker = _Piece(("?",), _glyph("j"))
+        marker = _marker(("?",), _glyph("j"))
         assert not _key_unread_notes_by_stems(state, [marker], state.doc_entries)
         assert marker.keys == ("?",) and [k for k, _, _ in state.doc_entries] == keys
 
 
 def test_a_marker_with_a_letter_read_or_a_short_stem_is_left_alone() -> None:
     state = _state(["h", "?", "k"])
-    read = _Piece(("s",), _glyph("j"))  # a read letter is not overruled here
+    read = _marker(("s",), _glyph("j"))  # a read letter is not overruled here
     assert not _key_unread_notes_by_stems(state, [read], state.doc_entries)
     short = np.zeros((10, 4), dtype=np.uint8)
     short[:, 1:3] = 255
-    fragment = _Piece(("?",), glyph_signature(255 - short))  # shorter than the page's other markers
-    tall = [_Piece(("h",), _glyph("j")), _Piece(("k",), _glyph("j"))]
+    fragment = _marker(("?",), glyph_signature(255 - short))  # shorter than the page's other markers
+    tall = [_marker(("h",), _glyph("j")), _marker(("k",), _glyph("j"))]
     assert not _key_unread_notes_by_stems(state, [fragment, *tall], state.doc_entries)
 
 
@@ -115,7 +113,7 @@ def test_a_dotted_stem_much_taller_than_the_page_markers_is_a_j_whose_hook_was_c
         ink[3:5] = 0
         return glyph_signature(255 - ink)
 
-    page = [_Piece(("h",), _glyph("l")), _Piece(("k",), _glyph("l")), _Piece(("f",), _glyph("l"))]  # 22 px
+    page = [_marker(("h",), _glyph("l")), _marker(("k",), _glyph("l")), _marker(("f",), _glyph("l"))]  # 22 px
     assert _stem_letter(dotted(22), page) == "i"
     assert _stem_letter(dotted(28), page) == "j"
     assert _stem_letter(dotted(14), page) is None  # a fragment
