@@ -18,6 +18,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from dkg.parsing.evaluate import normalise
+from dkg.parsing.ocr_text import UNREAD_KEY
 
 SAME_NOTE = 0.9  # normalised-text similarity above which two entries are the same footnote
 SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z0-9])")
@@ -26,11 +27,13 @@ MIN_SPLIT_WORDS = 3
 
 @dataclass(frozen=True)
 class NoteEntry:
-    """One footnote entry as read on one page: its key, its text and the marker piece opening it (or None)."""
+    """One footnote entry as read on one page: its key, its text, the marker piece opening it (or None) and
+    the key OCR read at its head before the page matched it to its box markers (empty when unknown)."""
 
     key: str
     text: str
     marker: Any = None
+    read: str = ""
 
     @property
     def keyed(self) -> bool:
@@ -133,6 +136,72 @@ def settle_note_keys(pages: dict[int, list[NoteEntry]], cited: dict[int, set[str
             ) and fits(out[page], index, majority):
                 key = majority
             out[page][index] = replace(entry, key=key, text=medoid if medoid is not None else entry.text)
+    return out
+
+
+def lettered_once(pages: dict[int, list[NoteEntry]], groups: list[list[tuple[int, int]]]) -> bool:
+    """Whether the document letters its footnotes once for all pages, as OCR read their keys: more letters
+    read on two or more pages for one footnote only than letters read for two different footnotes (a
+    document that letters each page anew reads its first letters for many footnotes)."""
+    owners: dict[str, set[int]] = {}
+    reads: Counter[str] = Counter()
+    for number, group in enumerate(groups):
+        for page, index in group:
+            read = pages[page][index].read
+            if read.isalnum():
+                owners.setdefault(read, set()).add(number)
+                reads[read] += 1
+    shared = sum(1 for numbers in owners.values() if len(numbers) > 1)
+    consistent = sum(1 for read, numbers in owners.items() if len(numbers) == 1 and reads[read] >= 2)
+    return consistent >= 2 and shared < consistent
+
+
+def resolve_key_conflicts(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteEntry]]:
+    """One key held by two different footnotes in a document that letters its footnotes once: the footnote
+    whose own reads contradict the key least (then confirm it most) keeps it; on the others' pages an entry
+    holding it goes back to the key read at its head, when no other footnote holds that one and it keeps the
+    page's keys in order, or else to unread. The held key came from the page's box markers, and a box marker
+    misread as another footnote's letter (``therapy^o`` read ``r``) re-keys a footnote read right.
+
+    >>> pages = {0: [NoteEntry("r", "Busulfan and melphalan.", read="o")],
+    ...          1: [NoteEntry("r", "Options include ifosfamide.", read="r")],
+    ...          2: [NoteEntry("r", "Options include ifosfamide.", read="r"), NoteEntry("w", "Trials.", read="w")],
+    ...          3: [NoteEntry("w", "Trials.", read="w")]}
+    >>> [e.key for e in resolve_key_conflicts(pages)[0]]
+    ['o']
+    """
+    groups = same_note_groups(pages)
+    if not lettered_once(pages, groups):
+        return pages
+    out = {page: list(entries) for page, entries in pages.items()}
+    for _ in range(len(groups)):  # each round settles one key; a key given back may clash once more
+        holders: dict[str, list[int]] = {}
+        for number, group in enumerate(groups):
+            for key in {out[page][index].key for page, index in group if out[page][index].keyed}:
+                holders.setdefault(key, []).append(number)
+        clash = next(((key, numbers) for key, numbers in sorted(holders.items()) if len(numbers) > 1), None)
+        if clash is None:
+            return out
+        key, numbers = clash
+
+        def standing(number: int, key: str = key) -> tuple[int, int]:
+            entries = [out[page][index] for page, index in groups[number] if out[page][index].key == key]
+            contradicted = sum(1 for e in entries if e.read.isalnum() and e.read != key)
+            return -contradicted, sum(1 for e in entries if e.read == key)
+
+        ranked = sorted(numbers, key=standing, reverse=True)
+        if standing(ranked[0]) == standing(ranked[1]):
+            return out  # no footnote has the better claim: leave the key as it is
+        for number in ranked[1:]:
+            held = {k for k, owners in holders.items() if any(n != number for n in owners)}
+            for page, index in groups[number]:
+                entry = out[page][index]
+                if entry.key != key:
+                    continue
+                back = entry.read if entry.read.isalnum() and entry.read not in held else UNREAD_KEY
+                if back != UNREAD_KEY and not fits(out[page], index, back):
+                    back = UNREAD_KEY
+                out[page][index] = replace(entry, key=back)
     return out
 
 

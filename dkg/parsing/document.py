@@ -488,15 +488,20 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
     :mod:`dkg.parsing.doc_notes`): merged footnotes split, footnote keys and texts agreed across the pages
     that print the same footnote; each page's markers follow their footnotes' settled keys and are then
     matched again to the settled footnotes (:func:`repair_ocr_markers`)."""
-    from dkg.parsing.doc_notes import NoteEntry, infer_unread_keys, settle_note_keys, split_merged_entries
+    from dkg.parsing.doc_notes import (
+        infer_unread_keys,
+        resolve_key_conflicts,
+        settle_note_keys,
+        split_merged_entries,
+    )
 
     states = [state for _, state in sorted(doc._pages.items()) if state.source == "ocr"]
     if len(states) < 2:
         return
-    read = {s.index: [NoteEntry(k, t, m) for k, t, m in _page_note_entries(s)] for s in states}
+    read = {s.index: _entries_with_reads(s) for s in states}
     cited = {s.index: {p.text for p in _box_marker_pieces(s) if p.text.isalnum()} for s in states}
     split = split_merged_entries(read)
-    settled = infer_unread_keys(settle_note_keys(split, cited))
+    settled = infer_unread_keys(settle_note_keys(resolve_key_conflicts(settle_note_keys(split, cited)), cited))
     for state in states:
         before, after = split[state.index], settled[state.index]
         state.doc_entries = [(e.key, e.text, e.marker) for e in after]
@@ -508,6 +513,16 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
         for piece in _box_marker_pieces(state):
             piece.keys = tuple(renamed.get(key, key) for key in piece.keys)
         repair_ocr_markers(state)
+
+
+def _entries_with_reads(state: _PageState) -> list[Any]:
+    """The page's footnote entries under their keys so far, each with the key OCR read at its head."""
+    from dkg.parsing.doc_notes import NoteEntry
+
+    entries = _page_note_entries(state)
+    raw = _footnote_entries_with_glyphs(state.layout.bottom, state.layout.code)
+    reads = [key for key, _, _ in raw] if len(raw) == len(entries) else [""] * len(entries)
+    return [NoteEntry(k, t, m, read) for (k, t, m), read in zip(entries, reads, strict=True)]
 
 
 def _piece(text: str) -> Any:

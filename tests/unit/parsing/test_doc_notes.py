@@ -5,6 +5,7 @@ from __future__ import annotations
 from dkg.parsing.doc_notes import (
     NoteEntry,
     infer_unread_keys,
+    resolve_key_conflicts,
     same_note_groups,
     settle_note_keys,
     split_merged_entries,
@@ -88,3 +89,35 @@ def test_elimination_needs_one_letter_left_and_document_wide_letters() -> None:
     per_page = {0: [NoteEntry("a", CART), NoteEntry("?", DONOR), NoteEntry("c", ABL)],
                 1: [NoteEntry("a", FERTILITY), NoteEntry("c", ABL)], 2: [NoteEntry("a", CART)]}
     assert _keys(infer_unread_keys(per_page)[0]) == ["a", "?", "c"]
+
+
+def _read(key: str, text: str, read: str | None = None) -> NoteEntry:
+    return NoteEntry(key, text, read=key if read is None else read)
+
+
+def test_a_key_two_footnotes_hold_stays_with_the_one_whose_reads_confirm_it() -> None:
+    # page 0's box markers misread "o" as "r" and re-keyed its footnote, whose own key was read "o"
+    pages = {0: [_read("h", CART), _read("r", DONOR, read="o")],
+             1: [_read("h", CART), _read("r", ABL)], 2: [_read("r", ABL)], 3: [_read("?", DONOR, read="?")]}
+    out = resolve_key_conflicts(pages)
+    assert _keys(out[0]) == ["h", "o"] and _keys(out[1]) == ["h", "r"] and _keys(out[3]) == ["?"]
+
+
+def test_a_losing_footnote_whose_read_is_taken_or_out_of_order_becomes_unread() -> None:
+    taken = {0: [_read("h", CART), _read("r", DONOR, read="h")],
+             1: [_read("h", CART), _read("r", ABL)], 2: [_read("r", ABL), _read("w", FERTILITY)],
+             3: [_read("w", FERTILITY)]}
+    assert _keys(resolve_key_conflicts(taken)[0]) == ["h", "?"]
+    out_of_order = {0: [_read("h", CART), _read("r", DONOR, read="a")],
+                    1: [_read("h", CART), _read("r", ABL)], 2: [_read("r", ABL)]}
+    assert _keys(resolve_key_conflicts(out_of_order)[0]) == ["h", "?"]
+
+
+def test_key_conflicts_are_left_alone_without_a_better_claim_or_document_wide_letters() -> None:
+    even = {0: [_read("h", CART), _read("r", DONOR, read="?")],
+            1: [_read("h", CART), _read("r", ABL, read="?")], 2: [_read("r", ABL, read="?")]}
+    assert resolve_key_conflicts(even) == even
+    # every page letters its footnotes from "a": one read letter for many footnotes
+    per_page = {0: [_read("a", CART), _read("b", DONOR, read="c")], 1: [_read("a", ABL), _read("b", FERTILITY)],
+                2: [_read("a", DEXRA), _read("b", ABL)]}
+    assert resolve_key_conflicts(per_page) == per_page
