@@ -129,6 +129,24 @@ def stem_letter(sig: GlyphSignature) -> str | None:
 
 
 # a template match decides a marker's key only when it is this good and this far ahead of the next letter
+def is_bare_bar(ink: np.ndarray) -> bool:
+    """Whether a glyph's ink (non-zero = ink) is a bare upright bar, as the capital I and small l of a sans
+    font are: about as wide on every row and at least three times as tall. The digit 1 is not: it has a flag
+    at its top left and usually a foot.
+
+    >>> bar = np.zeros((22, 5), np.uint8); bar[:, 1:4] = 1
+    >>> one = np.pad(bar, ((0, 0), (4, 4))); one[2:5, 1:6] = 1; one[-2:, :] = 1
+    >>> is_bare_bar(bar), is_bare_bar(one)
+    (True, False)
+    """
+    spans = [(r[0], r[-1]) for r in (np.flatnonzero(row) for row in ink > 0) if r.size]
+    if len(spans) < 3:
+        return False
+    widths = np.array([b - a + 1 for a, b in spans])
+    stem = float(np.median(widths))
+    return bool(len(spans) >= 3 * stem and widths.max() <= max(stem + 2, 1.6 * stem))
+
+
 TEMPLATE_MIN = 0.85
 TEMPLATE_MARGIN = 0.08
 TEMPLATE_SAMPLES = 40  # body-text glyphs kept per letter and page

@@ -16,7 +16,7 @@ import numpy as np
 
 from dkg.parsing.assemble import ARROWHEAD_MAX, _is_block_arrow
 from dkg.parsing.geometry import BBox, Point
-from dkg.parsing.glyphs import GlyphSignature, LetterTemplates, glyph_signature
+from dkg.parsing.glyphs import GlyphSignature, LetterTemplates, glyph_signature, is_bare_bar
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
 from dkg.parsing.ocr_text import (
     MISREAD_MARKS,
@@ -476,6 +476,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
     for wi, (word, box) in enumerate(zip(words, boxes, strict=True)):
         word = [_Char(relation_sign(ink[c.box[1]:c.box[3] + 1, c.box[0]:c.box[2] + 1]) or c.text, c.box)
                 if c.text in "=<>" else c for c in word]
+        word = bars_read_as_one(word, ink)
         parts: list[list[_Char]] = [[]]
         letters = sum(1 for c in word if c.text.isalnum())
         # a marker raised after the word's letters: tesseract read the pair as one word and its glyph boxes
@@ -524,6 +525,36 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
         out.extend(_marker_tokens([_Char("?", (int(r0), top, int(r1), int(baseline - 0.3 * height)))],
                                   gray, sx, sy, size, pending))
     return out
+
+
+def bars_read_as_one(word: list[_Char], ink: np.ndarray) -> list[_Char]:
+    """A ``1`` tesseract read inside a word with letters whose glyph is a bare bar is the capital I (the word's
+    letters are capitals: ``T3151`` → ``T315I``) or the small l (they are small). Each glyph of the word must
+    stand apart in the word's ink, so the glyph read as ``1`` is known (tesseract's glyph boxes overlap);
+    otherwise the word is left as read.
+
+    >>> ink = np.zeros((24, 40), np.uint8); ink[2:22, 2:5] = 1; ink[2:4, 10:18] = 1; ink[2:22, 13:16] = 1
+    >>> ink[2:22, 24:27] = 1; ink[2:5, 20:24] = 1; ink[20:22, 20:30] = 1
+    >>> word = [_Char("1", (2, 2, 5, 21)), _Char("T", (10, 2, 18, 21)), _Char("1", (20, 2, 30, 21))]
+    >>> "".join(c.text for c in bars_read_as_one(word, ink))
+    'IT1'
+    """
+    text = "".join(c.text for c in word)
+    letters = [ch for ch in text if ch.isalpha()]
+    if "1" not in text or not letters or (any(ch.isupper() for ch in letters) and any(ch.islower() for ch in letters)):
+        return word
+    x0, y0, x1, y1 = _word_box(word)
+    crop = ink[y0: y1 + 1, x0: x1 + 1] > 0
+    columns = np.flatnonzero(crop.any(axis=0))
+    if columns.size == 0:
+        return word
+    cuts = np.flatnonzero(np.diff(columns) > 1)
+    glyphs = list(zip(np.r_[columns[0], columns[cuts + 1]], np.r_[columns[cuts], columns[-1]], strict=True))
+    if len(glyphs) != len(text) or len(word) != len(text):
+        return word
+    bar = "I" if letters[0].isupper() else "l"
+    return [_Char(bar, c.box) if c.text == "1" and is_bare_bar(crop[:, a: b + 1]) else c
+            for c, (a, b) in zip(word, glyphs, strict=True)]
 
 
 def _collect_letters(words: list[list[_Char]], blobs: list[tuple[int, int, int, int]], gray: np.ndarray,

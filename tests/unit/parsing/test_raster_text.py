@@ -6,10 +6,12 @@ import numpy as np
 
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
+from dkg.parsing.glyphs import is_bare_bar
 from dkg.parsing.raster import (
     _Char,
     _hinted_runs,
     _key_tokens,
+    bars_read_as_one,
     dotted_runs,
     is_text_chain,
     relation_sign,
@@ -212,3 +214,62 @@ def test_a_raised_i_fused_to_the_capital_before_it_is_found_by_its_dot() -> None
                        text_i) == []
     # a run already found there is not found twice
     assert dotted_runs(blobs, [(20.0, 26.0)], 38.0, 28.0, ink) == []
+
+
+def _glyph_row(*glyphs: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """The glyphs' ink side by side, 3 columns apart, and each glyph's column span."""
+    height = max(g.shape[0] for g in glyphs)
+    ink, spans, x = np.zeros((height + 4, 200), np.uint8), [], 2
+    for glyph in glyphs:
+        ink[2: 2 + glyph.shape[0], x: x + glyph.shape[1]] = glyph
+        spans.append((x, x + glyph.shape[1] - 1))
+        x += glyph.shape[1] + 3
+    return ink, spans
+
+
+def _bar(height: int = 22, width: int = 4) -> np.ndarray:
+    return np.ones((height, width), np.uint8)
+
+
+def _one(height: int = 22) -> np.ndarray:
+    """A sans-serif digit 1: a stem with a flag at its top left and a foot."""
+    glyph = np.zeros((height, 12), np.uint8)
+    glyph[:, 5:9] = 1
+    glyph[1:5, 1:6] = 1
+    glyph[-3:, 1:12] = 1
+    return glyph
+
+
+def _block(width: int = 10) -> np.ndarray:
+    return np.ones((22, width), np.uint8)
+
+
+def test_a_bare_bar_is_not_a_flagged_one() -> None:
+    assert is_bare_bar(_bar())
+    assert not is_bare_bar(_one())
+    assert not is_bare_bar(_block())  # a wide glyph is no bar
+    no_foot = _one()
+    no_foot[-3:, :] = 0
+    no_foot[-3:, 5:9] = 1
+    assert not is_bare_bar(no_foot)  # the flag alone tells a 1
+
+
+def test_a_bar_read_as_one_in_a_capitalised_word_is_a_capital_i() -> None:
+    # "T315I" read "T3151": the last glyph is a bare bar, the first 1 has its flag
+    ink, spans = _glyph_row(_block(), _block(), _one(), _block(), _bar())
+    word = [_Char(ch, (a, 2, b, 23)) for ch, (a, b) in zip("T3151", spans, strict=True)]
+    assert "".join(c.text for c in bars_read_as_one(word, ink)) == "T315I"
+    # small letters: the bar is a small l ("a1so")
+    word = [_Char(ch, (a, 2, b, 23)) for ch, (a, b) in zip("a1", spans[3:], strict=True)]
+    assert "".join(c.text for c in bars_read_as_one(word, ink[:, : spans[4][1] + 2])) == "al"
+
+
+def test_numbers_and_words_whose_glyphs_touch_are_left_as_read() -> None:
+    ink, spans = _glyph_row(_bar(), _block())
+    number = [_Char(ch, (a, 2, b, 23)) for ch, (a, b) in zip("15", spans, strict=True)]
+    assert "".join(c.text for c in bars_read_as_one(number, ink)) == "15"  # no letter: a number stays one
+    touching = ink.copy()
+    touching[10, spans[0][1]: spans[1][0] + 1] = 1  # the bar runs into the next glyph: which glyph is the 1?
+    word = [_Char(ch, (a, 2, b, 23)) for ch, (a, b) in zip("1T", spans, strict=True)]
+    assert "".join(c.text for c in bars_read_as_one(word, touching)) == "1T"
+    assert "".join(c.text for c in bars_read_as_one(word, ink)) == "IT"
