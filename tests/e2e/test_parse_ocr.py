@@ -128,7 +128,10 @@ def test_box_markers_are_read_by_the_page_letters_they_look_like() -> None:
     ("ALL-1.2026", 5, "regimen^e: interim"),  # the colon boxed over the marker
     ("bone-1.2026", 16, "therapy^y; late"),  # the marker boxed as the semicolon
     ("bone-1.2026", 14, "primary tumor^e"),  # the raised e joined to the arm of the r
+    ("bone-1.2026", 8, "Postoperative radiotherapy^"),  # the re-read of the word kept the marker's edge as '
+    ("bone-2.2026", 6, "adjustment and dexrazoxane^"),  # the raised j's dot is no "." of its own
+    ("bone-2.2026", 8, "imaging: chest CT"),  # sloped connectors had tilted the deskewed page by 2 degrees
 ])
-def test_punctuation_and_markers_keep_their_order(pdf_name: str, number: int, text: str) -> None:
+def test_scanned_box_text_keeps_its_words_punctuation_and_markers(pdf_name: str, number: int, text: str) -> None:
     scanned, _ = _corpus_page(pdf_name, number)
     assert any(text in b.original for b in scanned.boxes), [b.original for b in scanned.boxes]

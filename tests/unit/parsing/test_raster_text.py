@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from dkg.parsing.geometry import BBox
-from dkg.parsing.models import Token
 from dkg.parsing.glyphs import is_bare_bar
+from dkg.parsing.models import Token
 from dkg.parsing.raster import (
     _Char,
     _hinted_runs,
