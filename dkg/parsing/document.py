@@ -428,13 +428,17 @@ def _vote_note_keys(state: _PageState, pieces: list[Any]) -> None:
             state.note_keys[bids[0][1]] = key
 
 
-def repair_ocr_markers(state: _PageState) -> None:
+def repair_ocr_markers(state: _PageState, elsewhere: frozenset[str] = frozenset()) -> None:
     """Give box markers whose key OCR could not read (``?``), or read as a key no footnote on the page has,
     the key of a footnote on the page: first the footnote whose key glyph the marker's glyph clearly looks
     most like (same letter, same font, same scan); then, a page listing the footnotes its boxes cite, when as
     many footnotes are left uncited as there are bad markers, they are matched in reading order (footnote
-    letters are handed out in order of first use). Otherwise the markers are left as read."""
-    pieces = _box_marker_pieces(state)
+    letters are handed out in order of first use). Otherwise the markers are left as read. A marker still
+    holding the key OCR read, when that is a footnote key of the document's other pages (``elsewhere``) and
+    not a thin i, j or l, keeps it: its footnote entry is the one missing on the page."""
+    on_page = {key for key, _, _ in _page_note_entries(state)}
+    pieces = [p for p in _box_marker_pieces(state) if not (  # (OCR swaps the thin i, j, l: no evidence)
+        len(p.keys) == 1 and p.keys[0] == p.text and p.text in elsewhere - on_page and p.text not in "ijl")]
     _vote_note_keys(state, pieces)
     entries = _page_note_entries(state)
     notes = {key: text for key, text, _ in entries}
@@ -490,7 +494,9 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
     matched again to the settled footnotes (:func:`repair_ocr_markers`)."""
     from dkg.parsing.doc_notes import (
         infer_unread_keys,
+        lettered_once,
         resolve_key_conflicts,
+        same_note_groups,
         settle_note_keys,
         split_merged_entries,
     )
@@ -502,17 +508,38 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
     cited = {s.index: {p.text for p in _box_marker_pieces(s) if p.text.isalnum()} for s in states}
     split = split_merged_entries(read)
     settled = infer_unread_keys(settle_note_keys(resolve_key_conflicts(settle_note_keys(split, cited)), cited))
+    once = lettered_once(split, same_note_groups(split))
     for state in states:
         before, after = split[state.index], settled[state.index]
         state.doc_entries = [(e.key, e.text, e.marker) for e in after]
-        # the page's markers keep citing the footnotes they cited, under the footnotes' settled keys; an
-        # unread marker cites the one footnote whose key was unread too (the same thin letter, read nowhere)
-        renamed = {old.key: new.key for old, new in zip(before, after, strict=True) if old.key != new.key}
-        if sum(1 for e in before if e.key == UNREAD_KEY) > 1:
-            renamed.pop(UNREAD_KEY, None)
-        for piece in _box_marker_pieces(state):
-            piece.keys = tuple(renamed.get(key, key) for key in piece.keys)
-        repair_ocr_markers(state)
+        follow_settled_keys(_box_marker_pieces(state), before, after)
+        elsewhere = frozenset(e.key for index, entries in settled.items() if index != state.index
+                              for e in entries if e.keyed) if once else frozenset()
+        repair_ocr_markers(state, elsewhere)
+
+
+def follow_settled_keys(pieces: list[Any], before: list[Any], after: list[Any]) -> None:
+    """The page's markers keep citing the footnotes they cited, under the footnotes' settled keys (``before``
+    and ``after``: the page's entries, one to one). An unread marker cites the one footnote whose key was
+    unread too (the same thin letter, read nowhere). A footnote that had its key from the page's markers, not
+    from its own read, leaves the markers OCR read as that key: they cite a footnote by their own read (on
+    BONE-7 the unread ``l`` footnote had been lent the ``e`` of markers read ``e``, whose footnote is missing
+    from the page).
+
+    >>> from dkg.parsing.doc_notes import NoteEntry
+    >>> from dkg.parsing.textlayout import Piece
+    >>> pieces = [Piece("e", ("e",)), Piece("?", ("e",)), Piece("r", ("r",))]
+    >>> before = [NoteEntry("e", "Definitive.", read="?"), NoteEntry("r", "Busulfan.", read="r")]
+    >>> follow_settled_keys(pieces, before, [NoteEntry("l", "Definitive."), NoteEntry("o", "Busulfan.")])
+    >>> [p.keys for p in pieces]
+    [('e',), ('l',), ('o',)]
+    """
+    renamed = {old.key: new.key for old, new in zip(before, after, strict=True) if old.key != new.key}
+    if sum(1 for e in before if e.key == UNREAD_KEY) > 1:
+        renamed.pop(UNREAD_KEY, None)
+    lent = {old.key for old in before if old.read != old.key}
+    for piece in pieces:
+        piece.keys = tuple(key if key in lent and piece.text == key else renamed.get(key, key) for key in piece.keys)
 
 
 def _entries_with_reads(state: _PageState) -> list[Any]:

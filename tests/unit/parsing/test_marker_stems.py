@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from dkg.parsing.document import _key_unread_notes_by_stems
+from dkg.parsing.document import _key_unread_notes_by_stems, repair_ocr_markers
 from dkg.parsing.glyphs import glyph_signature, stem_letter
 from dkg.parsing.textlayout import Piece
 
@@ -134,3 +134,30 @@ def test_an_unread_marker_never_takes_an_unread_footnote_of_another_page() -> No
 
     assert citable_notes({"a": "A.", "?": "Other page."}, {"b": "B."}) == {"a": "A.", "b": "B."}
     assert citable_notes({"?": "Other page."}, {"?": "This page."}) == {"?": "This page."}
+
+
+def _page(entries: list[str], markers: list[Piece]) -> SimpleNamespace:
+    """A scanned page whose footnotes are settled (``entries``) and whose boxes hold ``markers``."""
+    box = SimpleNamespace(bbox=SimpleNamespace(top=0.0, x0=0.0),
+                          block=SimpleNamespace(lines=[SimpleNamespace(pieces=markers)]))
+    return SimpleNamespace(doc_entries=[(k, f"note {k}", None) for k in entries], note_keys={},
+                           layout=SimpleNamespace(boxes=[box], bottom=[], code="X-1"))
+
+
+def test_a_marker_read_as_a_footnote_of_other_pages_keeps_its_read() -> None:
+    # the page lost its "e" footnote entry; the one footnote its markers leave uncited is "l"
+    def markers() -> list[Piece]:
+        return [_marker(("k",), None), Piece("e", ("e",)), _marker(("n",), None)]
+
+    alone = markers()
+    repair_ocr_markers(_page(["k", "l", "n"], alone))
+    assert alone[1].keys == ("l",)  # without the other pages: matched to the uncited footnote
+    kept = markers()
+    repair_ocr_markers(_page(["k", "l", "n"], kept), frozenset({"e", "k"}))
+    assert kept[1].keys == ("e",)
+
+
+def test_a_thin_read_is_no_evidence_against_the_page() -> None:
+    markers = [_marker(("k",), None), Piece("i", ("i",)), _marker(("n",), None)]
+    repair_ocr_markers(_page(["k", "l", "n"], markers), frozenset({"i"}))
+    assert markers[1].keys == ("l",)
