@@ -135,8 +135,25 @@ def settle_note_keys(pages: dict[int, list[NoteEntry]], cited: dict[int, set[str
                                     and key not in cited.get(page, set()))
             ) and fits(out[page], index, majority):
                 key = majority
-            out[page][index] = replace(entry, key=key, text=medoid if medoid is not None else entry.text)
+            text = medoid if medoid is not None else _without_misread_key(
+                entry.text, [m.text for m in members if m is not entry])
+            out[page][index] = replace(entry, key=key, text=text)
     return out
+
+
+def _without_misread_key(text: str, others: list[str]) -> str:
+    """The text without a short first word that the same footnote read on another page lacks: the entry's
+    key misread as text (``9 Inotuzumab ...`` for the key ``g``).
+
+    >>> _without_misread_key("9 Inotuzumab is a conjugate.", ["Inotuzumab is a conjugate."])
+    'Inotuzumab is a conjugate.'
+    >>> _without_misread_key("5 fractions are given.", ["Fractions are given daily."])
+    '5 fractions are given.'
+    """
+    first, _, rest = text.partition(" ")
+    if len(first) <= 2 and rest and any(normalise(rest) == normalise(other) for other in others):
+        return rest
+    return text
 
 
 def lettered_once(pages: dict[int, list[NoteEntry]], groups: list[list[tuple[int, int]]]) -> bool:

@@ -121,3 +121,10 @@ def test_key_conflicts_are_left_alone_without_a_better_claim_or_document_wide_le
     per_page = {0: [_read("a", CART), _read("b", DONOR, read="c")], 1: [_read("a", ABL), _read("b", FERTILITY)],
                 2: [_read("a", DEXRA), _read("b", ABL)]}
     assert resolve_key_conflicts(per_page) == per_page
+
+
+def test_a_key_misread_as_the_first_word_is_dropped_when_another_page_reads_the_text_without_it() -> None:
+    pages = {0: [NoteEntry("g", f"9 {CART}")], 1: [NoteEntry("g", CART)]}
+    assert [e.text for e in settle_note_keys(pages, {})[0]] == [CART]
+    alone = {0: [NoteEntry("g", f"9 {CART}")], 1: [NoteEntry("h", DONOR)]}
+    assert [e.text for e in settle_note_keys(alone, {})[0]] == [f"9 {CART}"]
