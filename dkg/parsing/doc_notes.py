@@ -156,6 +156,37 @@ def _without_misread_key(text: str, others: list[str]) -> str:
     return text
 
 
+def undouble_keys(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteEntry]]:
+    """A doubled key (``kk``) is the letter read twice, in a document lettered once whose letters never ran
+    past ``z`` (double keys follow ``z``): the footnote takes the single letter where no other footnote holds
+    it and it keeps the page's keys in order.
+
+    >>> pages = {0: [NoteEntry("g", "G.", read="g"), NoteEntry("kk", "K.", read="kk")],
+    ...          1: [NoteEntry("g", "G.", read="g"), NoteEntry("kk", "K.", read="kk")]}
+    >>> [e.key for e in undouble_keys(pages)[0]]
+    ['g', 'k']
+    """
+    groups = same_note_groups(pages)
+    if not lettered_once(pages, groups):
+        return pages
+    keys = {e.key for entries in pages.values() for e in entries if e.keyed}
+    if "z" in keys:
+        return pages
+    out = {page: list(entries) for page, entries in pages.items()}
+    for group in groups:
+        doubled = {out[p][i].key for p, i in group if len(out[p][i].key) == 2 and out[p][i].key[0] == out[p][i].key[1]}
+        for key in doubled:
+            single = key[0]
+            others = {out[p][i].key for g in groups if g is not group for p, i in g}
+            if single in others:
+                continue
+            for page, index in group:
+                entry = out[page][index]
+                if entry.key == key and fits(out[page], index, single):
+                    out[page][index] = replace(entry, key=single)
+    return out
+
+
 def lettered_once(pages: dict[int, list[NoteEntry]], groups: list[list[tuple[int, int]]]) -> bool:
     """Whether the document letters its footnotes once for all pages, as OCR read their keys: more letters
     read on two or more pages for one footnote only than letters read for two different footnotes (a

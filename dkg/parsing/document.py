@@ -499,6 +499,7 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
         same_note_groups,
         settle_note_keys,
         split_merged_entries,
+        undouble_keys,
     )
 
     states = [state for _, state in sorted(doc._pages.items()) if state.source == "ocr"]
@@ -507,7 +508,8 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
     read = {s.index: _entries_with_reads(s) for s in states}
     cited = {s.index: {p.text for p in _box_marker_pieces(s) if p.text.isalnum()} for s in states}
     split = split_merged_entries(read)
-    settled = infer_unread_keys(settle_note_keys(resolve_key_conflicts(settle_note_keys(split, cited)), cited))
+    settled = settle_note_keys(resolve_key_conflicts(undouble_keys(settle_note_keys(split, cited))), cited)
+    settled = infer_unread_keys(settled)
     once = lettered_once(split, same_note_groups(split))
     for state in states:
         before, after = split[state.index], settled[state.index]

@@ -9,6 +9,7 @@ from dkg.parsing.doc_notes import (
     same_note_groups,
     settle_note_keys,
     split_merged_entries,
+    undouble_keys,
 )
 
 DONOR = "Donor options: matched sibling, matched unrelated or haploidentical donors."
@@ -128,3 +129,13 @@ def test_a_key_misread_as_the_first_word_is_dropped_when_another_page_reads_the_
     assert [e.text for e in settle_note_keys(pages, {})[0]] == [CART]
     alone = {0: [NoteEntry("g", f"9 {CART}")], 1: [NoteEntry("h", DONOR)]}
     assert [e.text for e in settle_note_keys(alone, {})[0]] == [f"9 {CART}"]
+
+
+def test_a_doubled_key_is_its_letter_unless_the_letters_ran_past_z_or_another_footnote_holds_it() -> None:
+    pages = {0: [_read("h", CART), _read("kk", DONOR)], 1: [_read("h", CART), _read("kk", DONOR)],
+             2: [_read("m", ABL)], 3: [_read("m", ABL)]}
+    assert _keys(undouble_keys(pages)[0]) == ["h", "k"]
+    past_z = {**pages, 2: [_read("z", ABL)], 3: [_read("z", ABL)]}
+    assert _keys(undouble_keys(past_z)[0]) == ["h", "kk"]
+    held = {**pages, 2: [_read("k", ABL)], 3: [_read("k", ABL)]}
+    assert _keys(undouble_keys(held)[0]) == ["h", "kk"]
