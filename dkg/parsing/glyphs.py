@@ -128,7 +128,6 @@ def stem_letter(sig: GlyphSignature) -> str | None:
     return "l" if max(spans) < 1.6 * stem else None
 
 
-# a template match decides a marker's key only when it is this good and this far ahead of the next letter
 def is_bare_bar(ink: np.ndarray) -> bool:
     """Whether a glyph's ink (non-zero = ink) is a bare upright bar, as the capital I and small l of a sans
     font are: about as wide on every row and at least three times as tall. The digit 1 is not: it has a flag
@@ -147,6 +146,7 @@ def is_bare_bar(ink: np.ndarray) -> bool:
     return bool(len(spans) >= 3 * stem and widths.max() <= max(stem + 2, 1.6 * stem))
 
 
+# a template match decides a marker's key only when it is this good and this far ahead of the next letter
 TEMPLATE_MIN = 0.85
 TEMPLATE_MARGIN = 0.08
 TEMPLATE_SAMPLES = 40  # body-text glyphs kept per letter and page
