@@ -25,7 +25,7 @@ from dkg.parsing.models import (
     ParseResult,
     UnreadablePDFError,
 )
-from dkg.parsing.ocr_text import MISREAD_MARKS, UNREAD_KEY, reconcile_note_keys
+from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
 from dkg.parsing.textlayout import Line, TextBlock, collapse, render, words_of
 from dkg.types import HeadTailEdge
 
@@ -436,9 +436,10 @@ def repair_ocr_markers(state: _PageState, elsewhere: frozenset[str] = frozenset(
     letters are handed out in order of first use). Otherwise the markers are left as read. A marker still
     holding the key OCR read, when that is a footnote key of the document's other pages (``elsewhere``) and
     not a thin i, j or l, keeps it: its footnote entry is the one missing on the page."""
-    on_page = {key for key, _, _ in _page_note_entries(state)}
-    pieces = [p for p in _box_marker_pieces(state) if not (  # (OCR swaps the thin i, j, l: no evidence)
-        len(p.keys) == 1 and p.keys[0] == p.text and p.text in elsewhere - on_page and p.text not in "ijl")]
+    pieces = _box_marker_pieces(state)
+    if elsewhere:  # (a thin i, j or l read is no evidence: OCR swaps them)
+        kept = elsewhere - {key for key, _, _ in _page_note_entries(state)} - set(THIN_LETTERS)
+        pieces = [p for p in pieces if not (len(p.keys) == 1 and p.keys[0] == p.text and p.text in kept)]
     _vote_note_keys(state, pieces)
     entries = _page_note_entries(state)
     notes = {key: text for key, text, _ in entries}

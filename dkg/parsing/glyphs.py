@@ -13,6 +13,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from dkg.parsing.ocr_text import THIN_LETTERS
+
 SIDE = 16
 
 
@@ -116,7 +118,7 @@ def stem_letter(sig: GlyphSignature) -> str | None:
     if height < 8 or width > 0.5 * height:
         return None
     filled = ink.any(axis=1)
-    spans = [int(np.nonzero(row)[0][-1] - np.nonzero(row)[0][0] + 1) if row.any() else 0 for row in ink]
+    spans = _row_widths(ink)
     stem = float(np.median([s for s in spans[height // 3: 3 * height // 4] if s] or [0]))
     if stem == 0:
         return None
@@ -138,12 +140,16 @@ def is_bare_bar(ink: np.ndarray) -> bool:
     >>> is_bare_bar(bar), is_bare_bar(one)
     (True, False)
     """
-    spans = [(r[0], r[-1]) for r in (np.flatnonzero(row) for row in ink > 0) if r.size]
-    if len(spans) < 3:
+    widths = np.array([w for w in _row_widths(ink > 0) if w])
+    if len(widths) < 3:
         return False
-    widths = np.array([b - a + 1 for a, b in spans])
     stem = float(np.median(widths))
-    return bool(len(spans) >= 3 * stem and widths.max() <= max(stem + 2, 1.6 * stem))
+    return bool(len(widths) >= 3 * stem and widths.max() <= max(stem + 2, 1.6 * stem))
+
+
+def _row_widths(ink: np.ndarray) -> list[int]:
+    """Per row of a boolean glyph image, the width from its first to its last ink pixel (0 for an empty row)."""
+    return [int(cols[-1] - cols[0] + 1) if cols.size else 0 for cols in (np.flatnonzero(row) for row in ink)]
 
 
 # a template match decides a marker's key only when it is this good and this far ahead of the next letter
@@ -190,6 +196,6 @@ class LetterTemplates:
         if len(ranked) < 2:
             return None
         (best, letter), (second, _) = ranked[0], ranked[1]
-        if letter in "ijl" or best < TEMPLATE_MIN or best - second < TEMPLATE_MARGIN:
+        if letter in THIN_LETTERS or best < TEMPLATE_MIN or best - second < TEMPLATE_MARGIN:
             return None
         return letter

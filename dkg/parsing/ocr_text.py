@@ -15,6 +15,7 @@ _ROMAN_WORD = re.compile(r"(?<![A-Za-z0-9'\u2019])([IVXl|]{1,4}(?:[-\u2013][IVXl
 
 UNREAD_KEY = "?"  # a raised marker whose key could not be read
 # what tesseract makes of a small raised letter it cannot read
+THIN_LETTERS = "ijl"  # OCR swaps these thin keys among themselves; their shapes differ only in the stem
 MISREAD_MARKS = frozenset("*?'\u2018\u2019\u201c\u201d\"!\u00ae\u00a9\u2122\u00b0^`")
 
 def infer_key_sequence(reads: list[str]) -> list[str]:

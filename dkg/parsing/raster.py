@@ -29,6 +29,7 @@ from dkg.services.tesseract import ocr_hocr
 
 MARKER_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789,"
 CLOSING_PUNCTUATION = ";:,.)"  # may follow a footnote marker
+SPECKS = frozenset(".,'`\u2018\u2019\u00b7")  # a row of these alone is dirt or the dot of a raised i, j
 
 
 @dataclass
@@ -61,7 +62,6 @@ def deskew(gray: np.ndarray) -> tuple[np.ndarray, float]:
     return rotated, skew
 
 
-SPECKS = frozenset(".,'`\u2018\u2019\u00b7")
 SKEW_AGREEMENT = 0.15  # degrees: lines this close to each other share one page skew
 
 
