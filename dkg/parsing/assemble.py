@@ -6,13 +6,27 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from dkg.parsing.geometry import BBox, Point, UnionFind, point_segment_distance, polygon_contains
+from dkg.parsing.geometry import (
+    BBox,
+    Point,
+    UnionFind,
+    point_segment_distance,
+    polygon_contains,
+)
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+from dkg.parsing.strokes import (
+    TOUCH_TOL,
+    flood,
+    forward_reach,
+    line_owners,
+    line_tips,
+    touching,
+    without_crossing_turns,
+)
 from dkg.parsing.textlayout import Line, TextBlock, build_lines, group_blocks
 
 PAGE_CODE = re.compile(r"\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\b")
 ARROWHEAD_MAX = 22.0
-TOUCH_TOL = 3.5
 CORNER_GAP = 9.0  # points: the widest gap bridged between two free stroke ends on scanned pages
 ATTACH_TOL = 5.0
 STEM_GAP = 12.0  # pt: the longest source stem a scan may lose (raster route)
@@ -391,7 +405,7 @@ def _grouped_trees(
         targets = sorted(set(targets))
         if stems or (raster and len(touched) >= 2 and targets):
             # scanned pages carry no drawing order to tell merged lines apart: follow the flow per source
-            connectors.extend(_split_by_flow(segs, touched, targets, stems, target_segments, boxes, axis))
+            connectors.extend(_split_by_flow(segs, touched, targets, stems, target_segments, boxes, axis, heads))
             continue
         if not targets and not touched:
             continue
@@ -446,39 +460,43 @@ def _grouped_trees(
     return connectors
 
 
-def _touching(segs: list[Segment]) -> list[set[int]]:
-    adj: list[set[int]] = [set() for _ in segs]
-    for i, a in enumerate(segs):
-        for j in range(i + 1, len(segs)):
-            b = segs[j]
-            if min(point_segment_distance(a.a, b.a, b.b), point_segment_distance(a.b, b.a, b.b),
-                   point_segment_distance(b.a, a.a, a.b), point_segment_distance(b.b, a.a, a.b)) <= TOUCH_TOL:
-                adj[i].add(j)
-                adj[j].add(i)
-    return adj
-
-
 def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], stems: dict[int, set[int]],
                    target_segments: dict[int, set[int]], boxes: list[RawBox] | None = None,
-                   axis: str = "x") -> list[RawConnector]:
-    """A tree where some target also sends arrows: which source reaches which target?
+                   axis: str = "x", heads: list[Shape] | None = None) -> list[RawConnector]:
+    """A tree several boxes send into (or where some target also sends arrows): which source reaches which
+    target?
 
-    Flow runs along the strokes the way the chart reads (rightwards when it reads across): a source reaches
-    the targets it can get to without running backwards along a stroke or into another box's outgoing stem.
-    That keeps a source out of a merge line that runs back to another box's branch (two boxes whose
-    outgoing lines merge into one bus into a third). A source that reaches nothing that way falls back to
-    the older rule: flow from another source may not pass a sending target's stem junction."""
-    adj = _touching(segs)
+    Flow runs along the strokes the way the chart reads (rightwards when it reads across), towards the
+    arrowhead of a line that ends in one, and straight on where lines cross (see :func:`_forward_reach`). In a
+    merge bus every stroke leads back to some source, so a first pass lets flow turn into any stroke, and each
+    straight line belongs to the source clearly nearest to it along the strokes (:func:`line_owners`); in the
+    second pass a source does not turn into a stroke that ends on its line and belongs to another source whose
+    flow came onto it elsewhere: that is the other source's line merging in. A source that reaches nothing that
+    way falls back to the older rule: flow from another source may not pass a sending target's stem junction."""
+    adj = touching(segs)
     all_sources = list(sources) + list(stems)
+    starts = {source: stems[source] if source in stems else target_segments.get(source, set())
+              for source in all_sources}
     out = []
+    if boxes is not None:
+        tips = line_tips(segs, heads or [])
+        lines = without_crossing_turns(segs, adj)
+        other_stems = {source: {si for other, stem in stems.items() if other != source for si in stem}
+                       for source in all_sources}
+        sending = {source: {si for other in all_sources if other != source for si in starts[other]}
+                   for source in all_sources}
+        entries = {source: {si: min((segs[si].a, segs[si].b), key=lambda p: _box_distance(boxes[source], p))
+                            for si in starts[source]} for source in all_sources}
+        first = {source: forward_reach(segs, adj, entries[source], other_stems[source], axis, sending[source],
+                                       tips, lines, {}) for source in all_sources}
+        owner = line_owners(segs, first, all_sources)
     for source in all_sources:
-        start = stems[source] if source in stems else target_segments.get(source, set())
+        start = starts[source]
         if boxes is not None:
-            other_stems = {si for other, stem in stems.items() if other != source for si in stem}
-            sending = {si for other in all_sources if other != source
-                       for si in (stems[other] if other in stems else target_segments.get(other, set()))}
-            seen = _forward_reach(segs, adj, start, boxes[source], other_stems, axis, sending)
-            reached = [t for t in targets if t != source and target_segments.get(t, set()) & seen]
+            carried = {si: entry for si, (nearest, entry) in owner.items() if nearest != source}
+            ways = forward_reach(segs, adj, entries[source], other_stems[source], axis, sending[source], tips,
+                                 lines, carried)
+            reached = [t for t in targets if t != source and target_segments.get(t, set()) & ways.keys()]
             if reached:
                 out.append(RawConnector([source], reached, segs, "line",
                                         target_segments={t: target_segments[t] for t in reached},
@@ -492,78 +510,13 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
             for si, seg in enumerate(segs):
                 if si in stem or any(point_segment_distance(p, seg.a, seg.b) <= TOUCH_TOL for p in junctions):
                     blocked.add(si)
-        seen = _flood(adj, set(start) - blocked, blocked)
+        seen = flood(adj, set(start) - blocked, blocked)
         reached = [t for t in targets if t != source and target_segments.get(t, set()) & seen]
         if reached:
             out.append(RawConnector([source], reached, segs, "line",
                                     target_segments={t: target_segments[t] for t in reached},
                                     source_segments=set(start)))
     return out
-
-
-def _forward_reach(segs: list[Segment], adj: list[set[int]], start: set[int], box: RawBox, blocked: set[int],
-                   axis: str, sending: set[int] | None = None) -> set[int]:
-    """Strokes reachable from ``box`` along ``start`` without moving backwards along ``axis`` (more than a
-    stroke's wobble), without entering ``blocked`` strokes and, when ``sending`` (strokes leaving other
-    source boxes) is given, without turning from a line into a stroke that ends on it and leads back to
-    another source: such a stroke is that source's line merging in, and flows into the line, not out of it."""
-    tol = 2 * TOUCH_TOL
-    seen: set[int] = set()
-    queue: list[tuple[int, Point]] = []
-    for si in start:
-        seg = segs[si]
-        entry = seg.a if _box_distance(box, seg.a) <= _box_distance(box, seg.b) else seg.b
-        queue.append((si, entry))
-    visited: set[tuple[int, int, int]] = set()
-    while queue:
-        si, entry = queue.pop()
-        key = (si, round(entry[0]), round(entry[1]))
-        if key in visited:
-            continue
-        visited.add(key)
-        seen.add(si)
-        seg = segs[si]
-        for ni in adj[si]:
-            if ni in blocked:
-                continue
-            other = segs[ni]
-            joint = next((p for p in (other.a, other.b) if point_segment_distance(p, seg.a, seg.b) <= TOUCH_TOL),
-                         None) or next((p for p in (seg.a, seg.b)
-                                        if point_segment_distance(p, other.a, other.b) <= TOUCH_TOL), None)
-            if joint is None:
-                continue
-            move = joint[0] - entry[0] if axis == "x" else joint[1] - entry[1]
-            if move < -tol:
-                continue
-            if sending and _merges_in(segs, adj, si, ni, joint, sending - start):
-                continue
-            queue.append((ni, joint))
-    return seen
-
-
-def _merges_in(segs: list[Segment], adj: list[set[int]], line: int, stem: int, joint: Point,
-               sending: set[int]) -> bool:
-    """True when ``stem`` ends on ``line``'s interior at ``joint`` and the strokes beyond it reach a stroke
-    of another source (``sending``)."""
-    seg, other = segs[line], segs[stem]
-    if min(math.dist(other.a, joint), math.dist(other.b, joint)) > TOUCH_TOL:
-        return False  # not a stroke ending here
-    if min(math.dist(seg.a, joint), math.dist(seg.b, joint)) <= 2 * TOUCH_TOL:
-        return False  # a corner or the end of the line, not a T
-    at_joint = {i for i, s in enumerate(segs) if i != stem and point_segment_distance(joint, s.a, s.b) <= TOUCH_TOL}
-    return bool(_flood(adj, {stem}, at_joint) & sending)
-
-
-def _flood(adj: list[set[int]], start: set[int], blocked: set[int]) -> set[int]:
-    """Strokes reachable from ``start`` through touching strokes, never entering ``blocked``."""
-    seen = set(start)
-    stack = list(seen)
-    while stack:
-        for nxt in adj[stack.pop()]:
-            if nxt not in seen and nxt not in blocked:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
 
 
 def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:

@@ -77,15 +77,24 @@ class BBox:
 
 def point_segment_distance(point: Point, a: Point, b: Point) -> float:
     """Distance from ``point`` to the segment ``a``–``b``."""
+    return math.dist(point, nearest_on_segment(point, a, b))
+
+
+def nearest_on_segment(point: Point, a: Point, b: Point) -> Point:
+    """The point of the segment ``a``–``b`` nearest to ``point``.
+
+    >>> nearest_on_segment((5, 3), (0, 0), (10, 0)), nearest_on_segment((-4, 1), (0, 0), (10, 0))
+    ((5.0, 0.0), (0.0, 0.0))
+    """
     px, py = point
     ax, ay = a
     bx, by = b
     dx, dy = bx - ax, by - ay
     length2 = dx * dx + dy * dy
     if length2 == 0:
-        return math.hypot(px - ax, py - ay)
+        return (float(ax), float(ay))
     t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length2))
-    return math.hypot(px - (ax + t * dx), py - (ay + t * dy))
+    return (ax + t * dx, ay + t * dy)
 
 
 def segment_box_distance(a: Point, b: Point, box: BBox) -> float:

@@ -62,6 +62,9 @@ def deskew(gray: np.ndarray) -> tuple[np.ndarray, float]:
     return rotated, skew
 
 
+# a drawn block arrow stands between boxes; an arrow-shaped white area sharing this much of its extent with a
+# box is fenced in by connectors and that box's sides (its "outline" would swallow the arrowheads on it)
+SHARED_AREA = 0.1
 SKEW_AGREEMENT = 0.15  # degrees: lines this close to each other share one page skew
 
 
@@ -140,6 +143,9 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
     for contour, approx, kind, (x0, y0, x1, y1) in candidates:
         if any(x0 < a0 and y0 < b0 and a1 < x1 and b1 < y1 for a0, b0, a1, b1 in spans):
             continue  # an area closed in by connectors that run around whole boxes: no box itself
+        if kind == "polygon" and any(_overlap((x0, y0, x1, y1), other[3]) > SHARED_AREA * (x1 - x0) * (y1 - y0)
+                                     for other in candidates if other[2] != "polygon"):
+            continue  # an arrow-like area fenced in by connectors and the sides of boxes it overlaps
         pts = _grow(approx.astype(float), stroke * 0.8)
         bbox = BBox(x0 * sx - stroke * sx, y0 * sy - stroke * sy, x1 * sx + stroke * sx, y1 * sy + stroke * sy)
         prims.shapes.append(Shape(tuple(to_pt(px, py) for px, py in pts), bbox, False, True, kind))
@@ -344,6 +350,11 @@ def is_text_chain(mask: np.ndarray) -> bool:
         return False
     starts = np.count_nonzero(mask[1:] & ~mask[:-1], axis=0) + mask[0]
     return float(starts[filled].mean()) >= 1.4
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """Area shared by two pixel boxes ``(x0, y0, x1, y1)``."""
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _fenced(ink: np.ndarray, corners: np.ndarray, stroke: int) -> bool:

@@ -173,3 +173,64 @@ def test_scanned_bus_whose_stem_was_lost_leaves_the_one_box_just_above_it() -> N
     scanned = page(shapes=boxes, segments=segs, arrowheads=arrows, tokens=tokens + word("Rr", 360, 110),
                    source="ocr")
     assert edges(assemble(scanned)) == set()
+
+
+def scanned(boxes: list[Shape], segs: list[Segment], arrows: list[Shape], tokens: list[Token]) -> PagePrimitives:
+    return page(shapes=boxes, segments=segs, arrowheads=arrows, tokens=tokens, source="ocr")
+
+
+def test_scanned_line_crossing_another_sources_bus_runs_straight_on() -> None:
+    # U's bus runs up into D1 and down into D2. M's line crosses the bus (the scan breaks it at the
+    # crossing), runs on and drops onto the line into D2: M reaches D2 only, not D1 up the crossed bus.
+    boxes = [rect(50, 120, 150, 140), rect(50, 170, 150, 190), rect(300, 40, 400, 80), rect(300, 200, 400, 240)]
+    segs = [Segment((150, 130), (200, 130)), Segment((200, 60), (200, 220)),         # U's stem and bus
+            Segment((200, 60), (293, 60)), Segment((200, 220), (293, 220)),          # into D1 and D2
+            Segment((150, 180), (200, 180)), Segment((200, 180), (215, 180)),        # M's line, broken
+            Segment((215, 180), (215, 220))]                                          # M's drop
+    tokens = word("Uu", 90, 125) + word("Mm", 90, 175) + word("D1", 340, 55) + word("D2", 340, 215)
+    layout = assemble(scanned(boxes, segs, [right_head(300, 60), right_head(300, 220)], tokens))
+    assert edges(layout) == {("Uu", "D1"), ("Uu", "D2"), ("Mm", "D2")}
+
+
+def test_scanned_line_joining_an_arrow_line_does_not_back_up_it() -> None:
+    # S splits over a bus into T1 and T2. A's line joins T1's drop 6 pt below the bus (closer than the
+    # wobble allowed against the reading direction): flow on a line ending in an arrowhead runs to the head.
+    boxes = [rect(250, 100, 350, 120), rect(150, 220, 250, 260), rect(350, 220, 450, 260), rect(20, 60, 100, 80)]
+    segs = [Segment((300, 120), (300, 150)), Segment((200, 150), (400, 150)),
+            Segment((200, 150), (200, 213)), Segment((400, 150), (400, 213)),
+            Segment((60, 80), (60, 156)), Segment((60, 156), (200, 156))]
+    tokens = word("Ss", 290, 105) + word("T1", 190, 235) + word("T2", 390, 235) + word("Aa", 50, 65)
+    layout = assemble(scanned(boxes, segs, [head(200, 220), head(400, 220)], tokens))
+    assert edges(layout) == {("Ss", "T1"), ("Ss", "T2"), ("Aa", "T1")}
+
+
+def test_scanned_branch_crossing_another_sources_bus_still_reaches_its_target() -> None:
+    # L's branch into H crosses D's bus; a fragment of the branch ends on the bus. Whether the branch is
+    # another source's line is followed along lines, not through the crossing: L reaches H, and D's flow
+    # up its bus does not turn into L's branch.
+    boxes = [rect(300, 20, 400, 60), rect(300, 80, 400, 120), rect(300, 140, 400, 180), rect(300, 240, 400, 280),
+             rect(20, 190, 100, 210), rect(20, 220, 100, 240)]
+    segs = [Segment((100, 200), (120, 200)), Segment((120, 200), (120, 40)), Segment((120, 40), (293, 40)),
+            Segment((120, 160), (293, 160)), Segment((120, 160), (141, 160)),           # L and its branch
+            Segment((100, 230), (140, 230)), Segment((140, 100), (140, 260)),
+            Segment((140, 100), (293, 100)), Segment((140, 260), (293, 260))]           # D and its bus
+    arrows = [right_head(300, y) for y in (40, 100, 160, 260)]
+    tokens = (word("Ww", 340, 35) + word("Gg", 340, 95) + word("Hh", 340, 155) + word("Ee", 340, 255)
+              + word("Ll", 50, 195) + word("Dd", 50, 225))
+    layout = assemble(scanned(boxes, segs, arrows, tokens))
+    assert edges(layout) == {("Ll", "Ww"), ("Ll", "Hh"), ("Dd", "Gg"), ("Dd", "Ee")}
+
+
+def test_scanned_decisions_whose_no_lines_merge_each_keep_their_own_branch() -> None:
+    # A and B each go straight down on YES; A's NO line leaves A's stem and drops into M; B's NO line joins
+    # M's drop from the side. Every line here leads back to both sources, so "leads to another source" blocks
+    # A's own NO line; what merges in is a line whose nearest source is another one.
+    boxes = [rect(50, 40, 150, 80), rect(450, 40, 550, 80), rect(50, 220, 150, 260), rect(250, 220, 350, 260),
+             rect(450, 220, 550, 260)]
+    segs = [Segment((100, 80), (100, 213)), Segment((500, 80), (500, 213)),           # stems, YES
+            Segment((100, 120), (300, 120)), Segment((300, 120), (300, 213)),         # A's NO and M's drop
+            Segment((500, 140), (300, 140))]                                           # B's NO joins it
+    tokens = (word("Aa", 90, 50) + word("Bb", 490, 50) + word("YA", 90, 235) + word("Mm", 290, 235)
+              + word("YB", 490, 235))
+    layout = assemble(scanned(boxes, segs, [head(100, 220), head(300, 220), head(500, 220)], tokens))
+    assert edges(layout) == {("Aa", "YA"), ("Aa", "Mm"), ("Bb", "YB"), ("Bb", "Mm")}
