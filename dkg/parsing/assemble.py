@@ -20,6 +20,8 @@ from dkg.parsing.strokes import (
     forward_reach,
     line_owners,
     line_tips,
+    orientation,
+    straight_lines,
     touching,
     without_crossing_turns,
 )
@@ -339,6 +341,9 @@ def _grouped_trees(
     warnings: list[str], complete: list[RawConnector], axis: str = "x", raster: bool = False,
 ) -> list[RawConnector]:
     """Connector trees from strokes that are not whole arrows on their own: union touching strokes."""
+    drawn = segments
+    if raster:
+        segments = segments + _corner_bridges(segments, boxes)
     n_seg = len(segments)
     n = n_seg + len(arrowheads)
     if n == 0:
@@ -354,9 +359,9 @@ def _grouped_trees(
             ) <= TOUCH_TOL:
                 uf.union(i, j)
     if raster:
-        # a dashed elbow's corner is a dash too short to tell from a glyph and gets lost: bridge the gap between
-        # two free stroke ends (ends at no box) that nearly meet
-        free_ends = [(i, p) for i, seg in enumerate(segments) for p in (seg.a, seg.b)
+        # strokes whose free ends (at no box) nearly meet belong to one tree (a lost corner dash, see
+        # _corner_bridges; the bridges themselves only join line ends that touch nothing else)
+        free_ends = [(i, p) for i, seg in enumerate(drawn) for p in (seg.a, seg.b)
                      if all(_box_distance(box, p) > ATTACH_TOL for box in boxes)]
         for n, (i, p) in enumerate(free_ends):
             for j, q in free_ends[n + 1:]:
@@ -458,6 +463,28 @@ def _grouped_trees(
             source_segments=source_segments,
         ))
     return connectors
+
+
+def _corner_bridges(segments: list[Segment], boxes: list[RawBox]) -> list[Segment]:
+    """Strokes closing the gap between two free stroke ends (ends at no box or other stroke) that nearly meet:
+    a scanned dashed elbow's corner is a dash too short to tell from a glyph and gets lost. The bridge lets
+    flow round the corner, not only join the two strokes into one tree."""
+    ends = []  # (line number, end point) of each straight line, at no box and touching no other line
+    for number, line in enumerate(straight_lines(segments)):
+        points = [p for i in line for p in (segments[i].a, segments[i].b)]
+        kind = orientation(segments[line[0]])
+        axis = 0 if kind in ("h", None) else 1
+        for p in (min(points, key=lambda q: q[axis]), max(points, key=lambda q: q[axis])):
+            if all(_box_distance(box, p) > ATTACH_TOL for box in boxes) and all(
+                    point_segment_distance(p, other.a, other.b) > TOUCH_TOL
+                    for k, other in enumerate(segments) if k not in line):
+                ends.append((number, p))
+    bridges = {}
+    for n, (line, p) in enumerate(ends):
+        for other_line, q in ends[n + 1:]:
+            if line != other_line and math.dist(p, q) <= CORNER_GAP:
+                bridges[(line, other_line)] = Segment(p, q)
+    return list(bridges.values())
 
 
 def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], stems: dict[int, set[int]],

@@ -234,3 +234,14 @@ def test_scanned_decisions_whose_no_lines_merge_each_keep_their_own_branch() -> 
               + word("YB", 490, 235))
     layout = assemble(scanned(boxes, segs, [head(100, 220), head(300, 220), head(500, 220)], tokens))
     assert edges(layout) == {("Aa", "YA"), ("Aa", "Mm"), ("Bb", "YB"), ("Bb", "Mm")}
+
+
+def test_scanned_dashed_elbow_with_its_corner_lost_still_carries_its_sources_flow() -> None:
+    # B's dashed line turns up into A's line into T; the scan lost the corner dash (its two stroke ends lie
+    # 7 pt apart). With two sources in the tree each is followed on its own, and B's flow must round the gap.
+    boxes = [rect(50, 100, 150, 140), rect(300, 100, 400, 140), rect(50, 200, 150, 240)]
+    segs = [Segment((150, 120), (293, 120)),                                  # A's line into T
+            Segment((150, 220), (245, 220)), Segment((250, 215), (250, 120))]  # B's elbow, corner lost
+    tokens = word("Aa", 90, 110) + word("Tt", 340, 110) + word("Bb", 90, 210)
+    layout = assemble(scanned(boxes, segs, [right_head(300, 120)], tokens))
+    assert edges(layout) == {("Aa", "Tt"), ("Bb", "Tt")}
