@@ -309,3 +309,51 @@ def infer_unread_keys(pages: dict[int, list[NoteEntry]]) -> dict[int, list[NoteE
                 changed = True
                 break
     return out
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One box marker of a scanned document: the word it follows (lower case; empty at a line start), the
+    key it was read as, and the footnotes of its page by key."""
+
+    word: str
+    key: str
+    notes: dict[str, str]
+
+
+def keys_by_cited_word(citations: Sequence[Citation]) -> list[str]:
+    """The key each box marker cites, corrected by the word it follows: a footnote that explains a term is
+    cited after that term throughout a guideline (``MRD^d`` on every page). A marker takes the key the
+    word's other markers in the document mostly cite when that key's footnote on its page mentions the
+    word, while the footnote of the key it was read as does not, and no other marker after the word was read
+    as that key (``nivolumab + cabozantinib^h`` cites the combination's footnote, not the drug's: both h
+    markers after the word keep their h). Otherwise the read key stays.
+
+    >>> notes = {"a": "TKIs used with chemotherapy.", "d": "MRD is measured by flow cytometry."}
+    >>> keys_by_cited_word([Citation("mrd", "d", notes), Citation("mrd", "d", notes),
+    ...                     Citation("mrd", "a", notes), Citation("maintenance", "a", notes)])
+    ['d', 'd', 'd', 'a']
+    """
+    counts: dict[str, Counter[str]] = {}
+    for cite in citations:
+        if cite.word and cite.key.isalnum():
+            counts.setdefault(cite.word, Counter())[cite.key] += 1
+    keys = []
+    for cite in citations:
+        others = Counter(counts.get(cite.word, Counter()))
+        if cite.word and cite.key.isalnum():
+            others[cite.key] -= 1
+        others = +others  # drop the zero counts
+        keys.append(cite.key)
+        if not cite.word or not others or others[cite.key]:
+            continue  # nothing else to go by, or the read key follows the word elsewhere too
+        (key, count), *rest = others.most_common()
+        if count <= sum(n for _, n in rest) or key not in cite.notes:
+            continue
+        if _mentions(cite.notes[key], cite.word) and not _mentions(cite.notes.get(cite.key, ""), cite.word):
+            keys[-1] = key
+    return keys
+
+
+def _mentions(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text.lower()) is not None

@@ -494,7 +494,9 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
     that print the same footnote; each page's markers follow their footnotes' settled keys and are then
     matched again to the settled footnotes (:func:`repair_ocr_markers`)."""
     from dkg.parsing.doc_notes import (
+        Citation,
         infer_unread_keys,
+        keys_by_cited_word,
         lettered_once,
         resolve_key_conflicts,
         same_note_groups,
@@ -519,6 +521,26 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
         elsewhere = frozenset(e.key for index, entries in settled.items() if index != state.index
                               for e in entries if e.keyed) if once else frozenset()
         repair_ocr_markers(state, elsewhere)
+    cited = [(piece, Citation(word, piece.keys[0], _page_notes(state)))
+             for state in states for word, piece in _markers_after_words(state) if len(piece.keys) == 1]
+    for (piece, _), key in zip(cited, keys_by_cited_word([cite for _, cite in cited]), strict=True):
+        piece.keys = (key,)
+
+
+def _markers_after_words(state: _PageState) -> list[tuple[str, Any]]:
+    """The page's box markers in reading order, each with the word it follows (lower case; empty when it
+    opens a line)."""
+    out = []
+    for box in sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0)):
+        for line in box.block.lines:  # type: ignore[union-attr]
+            word = ""
+            for piece in line.pieces:
+                if piece.is_marker:
+                    out.append((word, piece))
+                else:
+                    words = re.findall(r"[A-Za-z][\w-]*", piece.text)
+                    word = words[-1].lower() if words else ""
+    return out
 
 
 def follow_settled_keys(pieces: list[Any], before: list[Any], after: list[Any]) -> None:

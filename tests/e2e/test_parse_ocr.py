@@ -162,3 +162,19 @@ def test_scanned_merging_and_crossing_lines_lead_each_source_to_its_own_targets(
     scanned, digital = _corpus_page(pdf_name, number)
     found, gold = _same_page_edges(scanned, digital)
     assert found == gold
+
+
+@pytest.mark.slow
+def test_a_faint_marker_after_a_term_cites_the_term_s_footnote_as_on_the_other_pages() -> None:
+    # ALL-6's two "MRD^d" markers are read "a" and nothing; ALL-4 and ALL-5 read "MRD^d", and footnote d
+    # ("MRD is measured by ...") is printed on ALL-6 too
+    folder = CORPUS / "ALL" / "pdf"
+    if not (folder / "ALL-1.2026-scanned.pdf").is_file():
+        pytest.skip("corpus not rendered (dkg corpus render)")
+    scanned = parse_pdf(folder / "ALL-1.2026-scanned.pdf", pages="4-6")
+    digital = parse_pdf(folder / "ALL-1.2026.pdf", pages="4-6")
+    page, twin = scanned.pages[-1], digital.pages[-1]
+    assert page.code == "ALL-6"
+    mrd = [b.markers for b in page.boxes if "MRD" in b.original and "monitoring" not in b.original]
+    assert mrd == [b.markers for b in twin.boxes if "MRD" in b.original and "monitoring" not in b.original]
+    assert mrd and all(markers == ["d"] for markers in mrd), mrd

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dkg.parsing.doc_notes import (
+    Citation,
     NoteEntry,
     infer_unread_keys,
+    keys_by_cited_word,
     resolve_key_conflicts,
     same_note_groups,
     settle_note_keys,
@@ -139,3 +141,31 @@ def test_a_doubled_key_is_its_letter_unless_the_letters_ran_past_z_or_another_fo
     assert _keys(undouble_keys(past_z)[0]) == ["h", "kk"]
     held = {**pages, 2: [_read("k", ABL)], 3: [_read("k", ABL)]}
     assert _keys(undouble_keys(held)[0]) == ["h", "kk"]
+
+
+NOTES = {"a": "Tyrosine kinase inhibitors used with chemotherapy.", "d": "MRD is measured by flow cytometry.",
+         "g": "High-dose radiotherapy above 60 Gy.", "l": "Definitive radiotherapy doses are 50.4 Gy.",
+         "h": "Checkpoint inhibitor plus VEGFR inhibitor combinations.", "j": "Cabozantinib also inhibits MET."}
+
+
+def test_a_marker_after_a_term_cites_the_footnote_explaining_it_when_misread_or_unread() -> None:
+    cites = [Citation("mrd", "d", NOTES), Citation("mrd", "d", NOTES), Citation("mrd", "a", NOTES),
+             Citation("mrd", "?", NOTES), Citation("maintenance", "a", NOTES)]
+    assert keys_by_cited_word(cites) == ["d", "d", "d", "d", "a"]
+
+
+def test_a_read_key_is_kept_when_it_follows_the_word_elsewhere_or_its_footnote_mentions_the_word() -> None:
+    # the combination's footnote h after "cabozantinib" twice: both stay, though j mentions the drug
+    cabo = [Citation("cabozantinib", "j", NOTES)] * 3 + [Citation("cabozantinib", "h", NOTES)] * 2
+    assert keys_by_cited_word(cabo) == ["j", "j", "j", "h", "h"]
+    # radiotherapy^l: its own footnote mentions radiotherapy too, so the more usual g does not replace it
+    radio = [Citation("radiotherapy", "g", NOTES)] * 2 + [Citation("radiotherapy", "l", NOTES)]
+    assert keys_by_cited_word(radio) == ["g", "g", "l"]
+
+
+def test_a_marker_keeps_its_read_without_a_clear_majority_or_a_footnote_for_it_on_its_page() -> None:
+    tied = [Citation("mrd", "d", NOTES), Citation("mrd", "x", {"x": "MRD by PCR."}), Citation("mrd", "a", NOTES)]
+    assert keys_by_cited_word(tied) == ["d", "x", "a"]
+    elsewhere = [Citation("mrd", "d", NOTES)] * 2 + [Citation("mrd", "a", {"a": "TKIs."})]
+    assert keys_by_cited_word(elsewhere) == ["d", "d", "a"]
+    assert keys_by_cited_word([Citation("", "a", NOTES), Citation("", "d", NOTES)]) == ["a", "d"]
