@@ -14,17 +14,7 @@ from dkg.parsing.geometry import (
     polygon_contains,
 )
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
-from dkg.parsing.strokes import (
-    TOUCH_TOL,
-    flood,
-    forward_reach,
-    line_owners,
-    line_tips,
-    orientation,
-    straight_lines,
-    touching,
-    without_crossing_turns,
-)
+from dkg.parsing.strokes import TOUCH_TOL, StrokeGraph, flood, orientation, straight_lines, touching
 from dkg.parsing.textlayout import Line, TextBlock, build_lines, group_blocks
 
 PAGE_CODE = re.compile(r"\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\b")
@@ -494,9 +484,9 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
     target?
 
     Flow runs along the strokes the way the chart reads (rightwards when it reads across), towards the
-    arrowhead of a line that ends in one, and straight on where lines cross (see :func:`_forward_reach`). In a
+    arrowhead of a line that ends in one, and straight on where lines cross (see ``StrokeGraph.reach``). In a
     merge bus every stroke leads back to some source, so a first pass lets flow turn into any stroke, and each
-    straight line belongs to the source clearly nearest to it along the strokes (:func:`line_owners`); in the
+    straight line belongs to the source clearly nearest to it along the strokes (``StrokeGraph.owners``); in the
     second pass a source does not turn into a stroke that ends on its line and belongs to another source whose
     flow came onto it elsewhere: that is the other source's line merging in. A source that reaches nothing that
     way falls back to the older rule: flow from another source may not pass a sending target's stem junction."""
@@ -506,23 +496,21 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
               for source in all_sources}
     out = []
     if boxes is not None:
-        tips = line_tips(segs, heads or [])
-        lines = without_crossing_turns(segs, adj)
+        graph = StrokeGraph(segs, heads or [])
         other_stems = {source: {si for other, stem in stems.items() if other != source for si in stem}
                        for source in all_sources}
         sending = {source: {si for other in all_sources if other != source for si in starts[other]}
                    for source in all_sources}
         entries = {source: {si: min((segs[si].a, segs[si].b), key=lambda p: _box_distance(boxes[source], p))
                             for si in starts[source]} for source in all_sources}
-        first = {source: forward_reach(segs, adj, entries[source], other_stems[source], axis, sending[source],
-                                       tips, lines, {}) for source in all_sources}
-        owner = line_owners(segs, first, all_sources)
+        first = {source: graph.reach(entries[source], other_stems[source], axis, sending[source], {})
+                 for source in all_sources}
+        owner = graph.owners(first, all_sources)
     for source in all_sources:
         start = starts[source]
         if boxes is not None:
             carried = {si: entry for si, (nearest, entry) in owner.items() if nearest != source}
-            ways = forward_reach(segs, adj, entries[source], other_stems[source], axis, sending[source], tips,
-                                 lines, carried)
+            ways = graph.reach(entries[source], other_stems[source], axis, sending[source], carried)
             reached = [t for t in targets if t != source and target_segments.get(t, set()) & ways.keys()]
             if reached:
                 out.append(RawConnector([source], reached, segs, "line",

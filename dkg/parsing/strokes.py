@@ -3,8 +3,8 @@
 A scan (and sometimes a PDF) gives a connector as loose straight strokes: one drawn line broken into several
 overlapping strokes, lines crossing or merging without any drawing order. This module groups the strokes into
 straight lines, tells crossings from branches, finds the arrowhead a line runs into, and follows flow from a
-source box along them (:func:`forward_reach`), with each line owned by the source nearest to it
-(:func:`line_owners`). Pure geometry on :class:`~dkg.parsing.models.Segment`; no boxes or text here.
+source box along them (:meth:`StrokeGraph.reach`), with each line owned by the source nearest to it
+(:meth:`StrokeGraph.owners`). Pure geometry on :class:`~dkg.parsing.models.Segment`; no boxes or text here.
 """
 
 from __future__ import annotations
@@ -33,80 +33,124 @@ def touching(segs: list[Segment]) -> list[set[int]]:
     return adj
 
 
-def line_owners(segs: list[Segment], reach: dict[int, dict[int, tuple[float, Point]]],
-                sources: list[int]) -> dict[int, tuple[int, Point]]:
-    """Each stroke's owner: the source clearly nearest (by way along the strokes, ``reach`` as
-    :func:`forward_reach` returns it per source) to the straight line the stroke lies on, with where that
-    source's flow came onto the stroke (onto the line, if not onto that stroke). A line two sources are about
-    as near to has no owner."""
-    owner: dict[int, tuple[int, Point]] = {}
-    for line in straight_lines(segs):
-        near = sorted((min(reach[source][si][0] for si in line if si in reach[source]), n, source)
-                      for n, source in enumerate(sources) if any(si in reach[source] for si in line))
-        if not near or (len(near) > 1 and near[1][0] - near[0][0] <= 2 * TOUCH_TOL):
-            continue
-        nearest = near[0][2]
-        entry = min((reach[nearest][si] for si in line if si in reach[nearest]), key=lambda way: way[0])[1]
-        owner.update((si, (nearest, reach[nearest].get(si, (0.0, entry))[1])) for si in line)
-    return owner
+class StrokeGraph:
+    """One connector tree's strokes, with what tracing flow along them asks computed once: each stroke's
+    orientation, the strokes it touches, the arrowhead its line runs into, and the turns at crossings."""
 
+    def __init__(self, segs: list[Segment], heads: list[Shape]) -> None:
+        self.segs = segs
+        self.kinds = [orientation(s) for s in segs]
+        self.adj = touching(segs)
+        self.tips = line_tips(segs, heads)
+        self._arms: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        self._floods: dict[tuple[int, int, int], set[int]] = {}
+        self.crossings = {(i, j) for i, near in enumerate(self.adj) for j in near
+                          if self.kinds[i] != self.kinds[j] and (point := joint_of(segs[i], segs[j])) is not None
+                          and len(self.arms(point)) == 4}
+        # touching strokes less the turns from one line into another where they cross
+        self.lines = [{j for j in near if (i, j) not in self.crossings} for i, near in enumerate(self.adj)]
 
-def forward_reach(segs: list[Segment], adj: list[set[int]], start: dict[int, Point], blocked: set[int],
-                  axis: str, sending: set[int], tips: list[Point | None], lines: list[set[int]],
-                  carried: dict[int, Point]) -> dict[int, tuple[float, Point]]:
-    """Strokes reachable from a source box along its strokes ``start`` (each with its end at the box)
-    without moving backwards along ``axis`` (more than a stroke's wobble) and without entering ``blocked``
-    strokes. Along a line that ends in an arrowhead (``tips``, see :func:`line_tips`) flow only runs towards
-    the arrowhead. Where two lines cross (:func:`is_crossing`) it runs straight on rather than turn into a line
-    that leads, along ``lines`` (touching strokes less the turns at crossings), to another source's strokes
-    (``sending``). It does not turn into a stroke that ends on its line and that another source's flow came
-    onto elsewhere (``carried``: stroke → where that flow came onto it): that stroke runs into the line,
-    merging in.
+    def arms(self, point: Point) -> set[tuple[int, int]]:
+        """:func:`_arms` at ``point`` (cached to a tenth of a point)."""
+        key = (round(point[0] * 10), round(point[1] * 10))
+        if key not in self._arms:
+            self._arms[key] = _arms(self.segs, point, CROSSING_ARM)
+        return self._arms[key]
 
-    Returns each stroke reached with the length of the shortest way there along the strokes and where that
-    way came onto it."""
-    tol = 2 * TOUCH_TOL
-    seen: dict[int, tuple[float, Point]] = {}
-    queue: list[tuple[float, int, int, Point]] = []
-    for si, entry in start.items():
-        heapq.heappush(queue, (0.0, len(queue), si, entry))
-    visited: set[tuple[int, int, int]] = set()
-    pushed = len(queue)
-    while queue:
-        walked, _, si, entry = heapq.heappop(queue)
-        key = (si, round(entry[0]), round(entry[1]))
-        if key in visited:
-            continue
-        visited.add(key)
-        seen.setdefault(si, (walked, entry))
-        seg = segs[si]
-        for ni in adj[si]:
-            if ni in blocked:
+    def ends_inside(self, line: int, stem: int, joint: Point) -> bool:
+        """True when ``stem`` ends at ``joint`` on ``line``'s interior (a T, not a corner)."""
+        seg, other = self.segs[line], self.segs[stem]
+        if min(math.dist(other.a, joint), math.dist(other.b, joint)) > TOUCH_TOL:
+            return False  # not a stroke ending here
+        kind = self.kinds[line]
+        if kind is None:
+            return min(math.dist(seg.a, joint), math.dist(seg.b, joint)) > 2 * TOUCH_TOL
+        # a corner when the line (all its strokes) ends here
+        return len({sign for axis, sign in self.arms(joint) if axis == (0 if kind == "h" else 1)}) == 2
+
+    def fed_from(self, stroke: int, joint: Point, sending: set[int]) -> bool:
+        """True when the strokes reached along :attr:`lines` from ``stroke`` without turning at ``joint`` into
+        another line include one of ``sending`` (the strokes along ``stroke`` are its own line)."""
+        key = (stroke, round(joint[0] * 10), round(joint[1] * 10))
+        if key not in self._floods:
+            kind = self.kinds[stroke]
+            at_joint = {i for i, s in enumerate(self.segs) if i != stroke and (kind is None or self.kinds[i] != kind)
+                        and point_segment_distance(joint, s.a, s.b) <= TOUCH_TOL}
+            self._floods[key] = flood(self.lines, {stroke}, at_joint)
+        return bool(self._floods[key] & sending)
+
+    def reach(self, start: dict[int, Point], blocked: set[int], axis: str, sending: set[int],
+              carried: dict[int, Point]) -> dict[int, tuple[float, Point]]:
+        """Strokes reachable from a source box along its strokes ``start`` (each with its end at the box)
+        without moving backwards along ``axis`` (more than a stroke's wobble) and without entering ``blocked``
+        strokes. Along a line that ends in an arrowhead (:func:`line_tips`) flow only runs towards the
+        arrowhead. Where two lines cross (:func:`is_crossing`) it runs straight on rather than turn into a
+        line that leads to another source's strokes (``sending``). It does not turn into a stroke that ends on
+        its line and that another source's flow came onto elsewhere (``carried``: stroke → where that flow came
+        onto it): that stroke runs into the line, merging in.
+
+        Returns each stroke reached with the length of the shortest way there along the strokes and where
+        that way came onto it."""
+        segs, kinds, tips = self.segs, self.kinds, self.tips
+        tol = 2 * TOUCH_TOL
+        seen: dict[int, tuple[float, Point]] = {}
+        queue: list[tuple[float, int, int, Point]] = []
+        for si, entry in start.items():
+            heapq.heappush(queue, (0.0, len(queue), si, entry))
+        visited: set[tuple[int, int, int]] = set()
+        pushed = len(queue)
+        others = sending - start.keys()
+        while queue:
+            walked, _, si, entry = heapq.heappop(queue)
+            key = (si, round(entry[0]), round(entry[1]))
+            if key in visited:
                 continue
-            other = segs[ni]
-            joint = joint_of(seg, other)
-            if joint is None:
+            visited.add(key)
+            seen.setdefault(si, (walked, entry))
+            seg = segs[si]
+            for ni in self.adj[si]:
+                if ni in blocked:
+                    continue
+                other = segs[ni]
+                joint = joint_of(seg, other)
+                if joint is None:
+                    continue
+                if kinds[ni] is not None and kinds[ni] == kinds[si]:
+                    joint = nearest_on_segment(entry, other.a, other.b)  # strokes of one line: go on where flow is
+                move = joint[0] - entry[0] if axis == "x" else joint[1] - entry[1]
+                if move < -tol:
+                    continue
+                tip = tips[si]
+                if tip is not None and math.dist(joint, tip) > math.dist(entry, tip) + TIP_WOBBLE:
+                    continue  # back up a line away from its arrowhead
+                if (si, ni) in self.crossings and self.fed_from(ni, joint, others):
+                    continue  # a line crossing another source's line does not turn into it
+                if (ni in carried and ni not in start and math.dist(carried[ni], joint) > 2 * TOUCH_TOL
+                        and self.ends_inside(si, ni, joint)):
+                    continue  # another source's flow runs along that stroke into this line
+                # along the same arrow line the entry stays where flow came onto the line: small steps back
+                # between its overlapping strokes must not add up
+                pushed += 1
+                heapq.heappush(queue, (walked + math.dist(entry, joint), pushed, ni,
+                                       entry if tip is not None and tips[ni] == tip else joint))
+        return seen
+
+    def owners(self, reach: dict[int, dict[int, tuple[float, Point]]],
+               sources: list[int]) -> dict[int, tuple[int, Point]]:
+        """Each stroke's owner: the source clearly nearest (by way along the strokes, ``reach`` as
+        :meth:`reach` returns it per source) to the straight line the stroke lies on, with where that source's
+        flow came onto the stroke (onto the line, if not onto that stroke). A line two sources are about as
+        near to has no owner."""
+        owner: dict[int, tuple[int, Point]] = {}
+        for line in straight_lines(self.segs):
+            near = sorted((min(reach[source][si][0] for si in line if si in reach[source]), n, source)
+                          for n, source in enumerate(sources) if any(si in reach[source] for si in line))
+            if not near or (len(near) > 1 and near[1][0] - near[0][0] <= 2 * TOUCH_TOL):
                 continue
-            if orientation(other) is not None and orientation(other) == orientation(seg):
-                joint = nearest_on_segment(entry, other.a, other.b)  # strokes of one line: go on where flow is
-            move = joint[0] - entry[0] if axis == "x" else joint[1] - entry[1]
-            if move < -tol:
-                continue
-            tip = tips[si] if tips else None
-            if tip is not None and math.dist(joint, tip) > math.dist(entry, tip) + TIP_WOBBLE:
-                continue  # back up a line away from its arrowhead
-            if (orientation(other) != orientation(seg) and is_crossing(segs, joint)
-                    and fed_from(segs, lines, ni, joint, sending - start.keys())):
-                continue  # a line crossing another source's line does not turn into it
-            if (ni in carried and ni not in start and math.dist(carried[ni], joint) > 2 * TOUCH_TOL
-                    and ends_inside(segs, si, ni, joint)):
-                continue  # another source's flow runs along that stroke into this line
-            # along the same arrow line the entry stays where flow came onto the line: small steps back
-            # between its overlapping strokes must not add up
-            pushed += 1
-            heapq.heappush(queue, (walked + math.dist(entry, joint), pushed, ni,
-                                   entry if tip is not None and tips and tips[ni] == tip else joint))
-    return seen
+            nearest = near[0][2]
+            entry = min((reach[nearest][si] for si in line if si in reach[nearest]), key=lambda way: way[0])[1]
+            owner.update((si, (nearest, reach[nearest].get(si, (0.0, entry))[1])) for si in line)
+        return owner
 
 
 def joint_of(seg: Segment, other: Segment) -> Point | None:
@@ -120,19 +164,6 @@ def joint_of(seg: Segment, other: Segment) -> Point | None:
         return end
     level, upright = (seg, other) if kinds[0] == "h" else (other, seg)
     return ((upright.a[0] + upright.b[0]) / 2, (level.a[1] + level.b[1]) / 2)
-
-
-def without_crossing_turns(segs: list[Segment], adj: list[set[int]]) -> list[set[int]]:
-    """``adj`` (touching strokes) less the turns from one line into another at a point where they cross."""
-    lines = [set(near) for near in adj]
-    for i, near in enumerate(adj):
-        for j in near:
-            if j > i and orientation(segs[i]) != orientation(segs[j]):
-                joint = joint_of(segs[i], segs[j])
-                if joint is not None and is_crossing(segs, joint):
-                    lines[i].discard(j)
-                    lines[j].discard(i)
-    return lines
 
 
 def orientation(seg: Segment) -> str | None:
@@ -226,29 +257,6 @@ def _arms(segs: list[Segment], point: Point, reach: float) -> set[tuple[int, int
             elif point[axis] - p[axis] > reach:
                 arms.add((axis, -1))
     return arms
-
-
-def ends_inside(segs: list[Segment], line: int, stem: int, joint: Point) -> bool:
-    """True when ``stem`` ends at ``joint`` on ``line``'s interior (a T, not a corner)."""
-    seg, other = segs[line], segs[stem]
-    if min(math.dist(other.a, joint), math.dist(other.b, joint)) > TOUCH_TOL:
-        return False  # not a stroke ending here
-    kind = orientation(seg)
-    if kind is None:
-        if min(math.dist(seg.a, joint), math.dist(seg.b, joint)) <= 2 * TOUCH_TOL:
-            return False  # a corner or the end of the line, not a T
-    elif len({sign for axis, sign in _arms(segs, joint, CROSSING_ARM) if axis == (0 if kind == "h" else 1)}) < 2:
-        return False  # the line (all its strokes) ends here: a corner, not a T
-    return True
-
-
-def fed_from(segs: list[Segment], adj: list[set[int]], stroke: int, joint: Point, sending: set[int]) -> bool:
-    """True when the strokes reached from ``stroke`` without turning at ``joint`` into another line include one
-    of ``sending``. (A scan breaks a line into overlapping strokes: those along ``stroke`` are its line.)"""
-    kind = orientation(segs[stroke])
-    at_joint = {i for i, s in enumerate(segs) if i != stroke and point_segment_distance(joint, s.a, s.b) <= TOUCH_TOL
-                and (kind is None or orientation(s) != kind)}
-    return bool(flood(adj, {stroke}, at_joint) & sending)
 
 
 def flood(adj: list[set[int]], start: set[int], blocked: set[int]) -> set[int]:
