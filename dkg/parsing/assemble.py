@@ -6,15 +6,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from dkg.parsing.geometry import (
-    BBox,
-    Point,
-    UnionFind,
-    point_segment_distance,
-    polygon_contains,
-)
+from dkg.parsing.geometry import BBox, Point, UnionFind, point_segment_distance, polygon_contains
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
-from dkg.parsing.strokes import TOUCH_TOL, StrokeGraph, flood, orientation, straight_lines, touching
+from dkg.parsing.strokes import TOUCH_TOL, StrokeGraph, flood, orientation, straight_lines
 from dkg.parsing.textlayout import Line, TextBlock, build_lines, group_blocks
 
 PAGE_CODE = re.compile(r"\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\b")
@@ -490,13 +484,13 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
     second pass a source does not turn into a stroke that ends on its line and belongs to another source whose
     flow came onto it elsewhere: that is the other source's line merging in. A source that reaches nothing that
     way falls back to the older rule: flow from another source may not pass a sending target's stem junction."""
-    adj = touching(segs)
+    graph = StrokeGraph(segs, heads or [])
+    adj = graph.adj
     all_sources = list(sources) + list(stems)
     starts = {source: stems[source] if source in stems else target_segments.get(source, set())
               for source in all_sources}
     out = []
     if boxes is not None:
-        graph = StrokeGraph(segs, heads or [])
         other_stems = {source: {si for other, stem in stems.items() if other != source for si in stem}
                        for source in all_sources}
         sending = {source: {si for other in all_sources if other != source for si in starts[other]}
