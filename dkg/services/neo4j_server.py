@@ -34,6 +34,7 @@ from dkg.services.maven import fetch_artifacts
 
 LAUNCHER_CLASS = "Neo4jLauncher"
 READY_MARKER = "DKG-NEO4J-READY"
+PORT_RELEASE_S = 15.0  # how long a restart waits for a just-killed server to release its Bolt port
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,17 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def _wait_port_released(pid: int, port: int, timeout_s: float = PORT_RELEASE_S) -> None:
+    """Wait until the recorded server ``pid``, killed a moment ago, has released ``port``. A dying process
+    loses its command line (so it no longer counts as the server) before the kernel closes its sockets; a
+    restart right after a crash would otherwise find the port taken by its own dead server."""
+    deadline = time.monotonic() + timeout_s
+    while not port_is_free(port) and time.monotonic() < deadline:
+        if not os.path.exists(f"/proc/{pid}"):  # gone entirely: whatever holds the port now is someone else
+            break
+        time.sleep(0.1)
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
@@ -207,6 +219,8 @@ class LocalNeo4jServer:
         if current.running:
             return self._wait_ready(current.state.pid if current.state else -1, None)
         port = self.settings.neo4j_bolt_port
+        if not port_is_free(port) and current.state is not None and current.state.port == port:
+            _wait_port_released(current.state.pid, port)
         if not port_is_free(port):
             raise PortInUseError(
                 f"port {port} on 127.0.0.1 is already in use by another program, so the local Neo4j cannot listen "
