@@ -484,8 +484,7 @@ def repair_ocr_markers(state: _PageState, elsewhere: frozenset[str] = frozenset(
 
 
 def _box_marker_pieces(state: _PageState) -> list[Any]:
-    boxes = sorted((b for b in state.layout.boxes if b.block is not None), key=lambda b: (b.bbox.top, b.bbox.x0))
-    return [p for box in boxes for line in box.block.lines for p in line.pieces if p.is_marker]  # type: ignore[union-attr]
+    return [piece for _, piece in _markers_after_words(state)]
 
 
 def reconcile_document_notes(doc: DocumentParser) -> None:
@@ -521,7 +520,8 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
         elsewhere = frozenset(e.key for index, entries in settled.items() if index != state.index
                               for e in entries if e.keyed) if once else frozenset()
         repair_ocr_markers(state, elsewhere)
-    cited = [(piece, Citation(word, piece.keys[0], _page_notes(state)))
+    notes = {state.index: _page_notes(state) for state in states}
+    cited = [(piece, Citation(word, piece.keys[0], notes[state.index]))
              for state in states for word, piece in _markers_after_words(state) if len(piece.keys) == 1]
     for (piece, _), key in zip(cited, keys_by_cited_word([cite for _, cite in cited]), strict=True):
         piece.keys = (key,)

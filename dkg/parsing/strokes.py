@@ -46,7 +46,7 @@ class StrokeGraph:
         self._floods: dict[tuple[int, int, int], set[int]] = {}
         self.crossings = {(i, j) for i, near in enumerate(self.adj) for j in near
                           if self.kinds[i] != self.kinds[j] and (point := joint_of(segs[i], segs[j])) is not None
-                          and len(self.arms(point)) == 4}
+                          and self.is_crossing(point)}
         # touching strokes less the turns from one line into another where they cross
         self.lines = [{j for j in near if (i, j) not in self.crossings} for i, near in enumerate(self.adj)]
 
@@ -56,6 +56,17 @@ class StrokeGraph:
         if key not in self._arms:
             self._arms[key] = _arms(self.segs, point, CROSSING_ARM)
         return self._arms[key]
+
+    def is_crossing(self, point: Point) -> bool:
+        """True when lines run on from ``point`` in all four directions: two lines crossing (drawn one over the
+        other), not one line branching off another, which would leave one side bare.
+
+        >>> plus = [Segment((0, 10), (20, 10)), Segment((10, 0), (10, 20))]
+        >>> tee = plus[:1] + [Segment((10, 10), (10, 20))]
+        >>> StrokeGraph(plus, []).is_crossing((10, 10)), StrokeGraph(tee, []).is_crossing((10, 10))
+        (True, False)
+        """
+        return len(self.arms(point)) == 4
 
     def ends_inside(self, line: int, stem: int, joint: Point) -> bool:
         """True when ``stem`` ends at ``joint`` on ``line``'s interior (a T, not a corner)."""
@@ -84,7 +95,7 @@ class StrokeGraph:
         """Strokes reachable from a source box along its strokes ``start`` (each with its end at the box)
         without moving backwards along ``axis`` (more than a stroke's wobble) and without entering ``blocked``
         strokes. Along a line that ends in an arrowhead (:func:`line_tips`) flow only runs towards the
-        arrowhead. Where two lines cross (:func:`is_crossing`) it runs straight on rather than turn into a
+        arrowhead. Where two lines cross (:meth:`is_crossing`) it runs straight on rather than turn into a
         line that leads to another source's strokes (``sending``). It does not turn into a stroke that ends on
         its line and that another source's flow came onto elsewhere (``carried``: stroke → where that flow came
         onto it): that stroke runs into the line, merging in.
@@ -229,17 +240,6 @@ def _collinear_touch(a: Segment, b: Segment, kind: str) -> bool:
     lo_a, hi_a = sorted((a.a[axis], a.b[axis]))
     lo_b, hi_b = sorted((b.a[axis], b.b[axis]))
     return max(lo_a, lo_b) - min(hi_a, hi_b) <= TOUCH_TOL
-
-
-def is_crossing(segs: list[Segment], point: Point) -> bool:
-    """True when lines run on from ``point`` in all four directions: two lines crossing (drawn one over the
-    other), not one line branching off another, which would leave one side bare.
-
-    >>> plus = [Segment((0, 10), (20, 10)), Segment((10, 0), (10, 20))]
-    >>> is_crossing(plus, (10, 10)), is_crossing(plus[:1] + [Segment((10, 10), (10, 20))], (10, 10))
-    (True, False)
-    """
-    return len(_arms(segs, point, CROSSING_ARM)) == 4
 
 
 def _arms(segs: list[Segment], point: Point, reach: float) -> set[tuple[int, int]]:
