@@ -11,10 +11,15 @@
   → only the Section of the matching form. Generated from the templates below.
 * ``dkg``: questions derived from the guideline graph ("What is recommended for <decision box>?") → the
   decision box (relevance 1) and the boxes it leads to (relevance 2); version-independent ids.
+* ``users_dev`` / ``users_heldout``: 40 queries written by people independently of this project's code
+  (clinician shorthand, abbreviations and lay names, everyday paraphrases, adult/childhood traps,
+  two-disease or two-aspect questions), graded 1-3 by hand; split once by :func:`split_users` before any
+  tuning. Stored in their source format (id, category, query, relevant), see ``datasets/retrieval/README.md``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -27,6 +32,10 @@ from dkg.retrieval.knowledge import SectionRecord
 
 DATA_DIR = PROJECT_ROOT / "datasets" / "retrieval"
 SETS = ("medquad", "paraphrase", "heldout", "role_traps", "dkg")
+USER_SETS = ("users_dev", "users_heldout")
+# The held-out split of the human-written queries (fixed before tuning; see datasets/retrieval/README.md).
+USERS_SPLIT_SEED = "dkg-users-heldout-v1"
+USERS_HELDOUT_SHARE = 1 / 3
 
 # (adult focus, childhood focus, plain name used in the question)
 ROLE_PAIRS: tuple[tuple[str, str, str], ...] = (
@@ -162,8 +171,54 @@ def write_sets(questions: Iterable[Question], folder: Path = DATA_DIR) -> dict[s
     return {k: len(v) for k, v in by_set.items()}
 
 
+def _split_key(seed: str, qid: str) -> str:
+    return hashlib.sha256(f"{seed}:{qid}".encode()).hexdigest()
+
+
+def split_users(rows: Sequence[dict[str, object]], seed: str = USERS_SPLIT_SEED,
+                share: float = USERS_HELDOUT_SHARE) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """(dev, held-out) rows: per category, the ``round(share · n)`` rows whose sha256(seed:id) is smallest
+    are held out; both lists keep the input order.
+
+    >>> rows = [{"id": f"Q{i}", "category": "a" if i < 6 else "b"} for i in range(9)]
+    >>> dev, held = split_users(rows)
+    >>> len(dev), len(held), sorted({str(r["category"]) for r in held})
+    (6, 3, ['a', 'b'])
+    """
+    by_category: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        by_category[str(row["category"])].append(str(row["id"]))
+    held: set[str] = set()
+    for ids in by_category.values():
+        held.update(sorted(ids, key=lambda qid: _split_key(seed, qid))[:round(share * len(ids))])
+    return [r for r in rows if r["id"] not in held], [r for r in rows if r["id"] in held]
+
+
+def users_questions(name: str, folder: Path = DATA_DIR) -> list[Question]:
+    """A human-written query set (``users_dev`` / ``users_heldout``) as questions with graded qrels."""
+    path = folder / f"{name}.jsonl"
+    if not path.is_file():
+        raise DKGError(f"question set {path} does not exist; it is committed with the repository "
+                       "(datasets/retrieval/README.md says where it comes from).")
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        try:
+            out.append(Question(f"{name}:{row['id']}", name, row["query"],
+                                {str(k): float(v) for k, v in row["relevant"].items()},
+                                {"category": row["category"], "id": row["id"]}))
+        except (KeyError, AttributeError, TypeError, ValueError) as exc:
+            raise DKGError(f"{path}:{n}: a query needs id, category, query and relevant {{uid: grade}} "
+                           f"({exc!r})") from exc
+    return out
+
+
 def load_set(name: str, folder: Path = DATA_DIR) -> list[Question]:
-    """Read a written question set."""
+    """Read a written question set (or a human-written one, see :func:`users_questions`)."""
+    if name in USER_SETS:
+        return users_questions(name, folder)
     path = folder / f"{name}.jsonl"
     if not path.is_file():
         raise DKGError(f"question set {path} does not exist; run `dkg eval retrieval --write-questions`.")

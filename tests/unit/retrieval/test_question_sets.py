@@ -15,6 +15,7 @@ from dkg.retrieval.questions import (
     medquad_questions,
     paraphrase_questions,
     role_trap_questions,
+    split_users,
 )
 from dkg.retrieval.settings import load_retrieval_settings
 
@@ -60,3 +61,23 @@ def test_role_traps_come_in_adult_child_pairs() -> None:
         groups.setdefault((q.meta["qtype"], frozenset((q.meta["focus"], q.meta["competitor"]))), set()).add(  # type: ignore[arg-type]
             q.meta["group"])
     assert groups and all(g == {"adults", "children"} for g in groups.values())
+
+
+def test_users_split_is_the_seeded_stratified_rule() -> None:
+    dev_rows = [json.loads(line) for line in (DATA_DIR / "users_dev.jsonl").read_text().splitlines()]
+    held_rows = [json.loads(line) for line in (DATA_DIR / "users_heldout.jsonl").read_text().splitlines()]
+    union = sorted(dev_rows + held_rows, key=lambda r: r["id"])
+    assert len(union) == 40 and len({r["id"] for r in union}) == 40
+    dev, held = split_users(union)
+    assert [r["id"] for r in dev] == [r["id"] for r in dev_rows]
+    assert [r["id"] for r in held] == [r["id"] for r in held_rows]
+    for category in {r["category"] for r in union}:
+        n = sum(r["category"] == category for r in union)
+        assert sum(r["category"] == category for r in held) == round(n / 3)
+
+
+def test_users_sets_load_as_graded_questions() -> None:
+    dev, held = load_set("users_dev"), load_set("users_heldout")
+    assert (len(dev), len(held)) == (27, 13)
+    assert all(q.qrels and max(q.qrels.values()) >= 1 and q.meta["category"] for q in dev + held)
+    assert not {q.question for q in dev} & {q.question for q in held}
