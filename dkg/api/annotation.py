@@ -126,7 +126,7 @@ def pool(retriever: Any, query: str, k: int, methods: Sequence[str]) -> dict[str
                 first_rid.setdefault(vf, h.rid)
         ranked[method] = ids[:k]
     pooled = [vf for vf in first_rid if any(vf in r for r in ranked.values())]
-    from dkg.retrieval.grag import Hit
+    from dkg.retrieval.types import Hit
     evidence = {version_free(e.node_uid): e for e in retriever.evidence(query, [Hit(first_rid[v], 0.0, 0.0)
                                                                                   for v in pooled])}
     rows = []

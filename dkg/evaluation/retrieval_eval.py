@@ -11,8 +11,9 @@ from typing import Any
 
 from dkg.evaluation.retrieval_metrics import query_metrics
 from dkg.evaluation.statistics import benjamini_hochberg, bootstrap_ci, wilcoxon_paired
-from dkg.retrieval.grag import HYBRID_DEPTH, METHODS, Hit, Retriever
+from dkg.retrieval.grag import HYBRID_DEPTH, METHODS, Retriever
 from dkg.retrieval.questions import Question, version_free
+from dkg.retrieval.types import Hit
 
 TEST_METRIC = "ndcg@10"
 REPORTED = ("ndcg@1", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10", "r@1", "r@5", "r@10", "map", "mrr")

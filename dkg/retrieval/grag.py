@@ -28,6 +28,7 @@ from dkg.retrieval.intent import query_intent, rerank_by_intent
 from dkg.retrieval.lexical import BM25Index, reciprocal_rank_fusion
 from dkg.retrieval.serialize import parse_fields
 from dkg.retrieval.settings import RetrievalSettings, load_retrieval_settings
+from dkg.retrieval.types import Hit
 
 Method = Literal["grag", "grag_nointent", "vector", "vector_exact", "bm25", "hybrid"]
 METHODS: tuple[str, ...] = ("bm25", "vector", "grag_nointent", "grag", "hybrid")
@@ -51,19 +52,6 @@ def grag_score(cos_node: float, cos_graph: float, hop: int, alpha: float, lam: f
     0.5925
     """
     return alpha * cos_node + (1.0 - alpha) * (lam ** hop) * cos_graph
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One ranked node with its provenance: the seed it was reached from, the hop count and the path."""
-
-    rid: str
-    score: float
-    cos: float
-    graph_term: float = 0.0
-    seed: str | None = None
-    hop: int = 0
-    via: tuple[str, ...] = ()
 
 
 def rank_grag(seeds: Sequence[tuple[str, float, float]], expansions: Sequence[dict[str, Any]], *,

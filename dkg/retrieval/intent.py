@@ -21,10 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from dkg.retrieval.grag import Hit
+from dkg.retrieval.types import Hit
 
 # (section type, cue pattern, weight). Patterns are matched case-insensitively on word boundaries.
 CUES: tuple[tuple[str, str, float], ...] = (
@@ -126,7 +124,7 @@ def rerank_by_intent(hits: Sequence[Hit], intent: Mapping[str, float], node_type
                      weight: float, k: int) -> list[Hit]:
     """``hits`` re-scored with the intent term (``node_types``: rid → node type) and cut at ``k``.
 
-    >>> from dkg.retrieval.grag import Hit
+    >>> from dkg.retrieval.types import Hit
     >>> hits = [Hit("sym", 0.70, 0.7), Hit("trt", 0.65, 0.65), Hit("box", 0.60, 0.6)]
     >>> [h.rid for h in rerank_by_intent(hits, {"treatment": 1.0}, {"sym": "symptoms", "trt": "treatment"}, 0.1, 3)]
     ['trt', 'box', 'sym']

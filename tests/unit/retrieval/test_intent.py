@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.retrieval.grag import Hit
 from dkg.retrieval.intent import TYPES, intent_penalty, query_intent, rerank_by_intent
+from dkg.retrieval.types import Hit
 
 
 @pytest.mark.parametrize(("question", "expected"), [
