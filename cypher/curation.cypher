@@ -16,7 +16,16 @@ RETURN n.uid AS uid, n.content AS content, n.constraints AS constraints, n.rev A
 ORDER BY n.guideline, n.version, n.content
 LIMIT 50;
 
+// name: lock_node
+// A write to the node takes its write lock, held to the end of the transaction: a revision read after it is
+// the latest committed one and no other change can commit in between (compare-and-set on n.rev).
+MATCH (n:Node {uid: $uid})
+SET n._lock = true
+REMOVE n._lock
+RETURN n.rev AS rev;
+
 // name: apply_change
+// Run after lock_node in the same transaction, so the revision check cannot race another change.
 MATCH (n:Node {uid: $uid})
 WHERE n.rev = $expected_rev
 SET n += $props, n.rev = n.rev + 1
@@ -27,7 +36,7 @@ CREATE (c:Change {id: $change.id, node_uid: n.uid, at: datetime($change.at), who
                   before_content: $change.before_content, after_content: $change.after_content,
                   rev_before: $expected_rev, rev_after: n.rev, rolls_back: $change.rolls_back})
 CREATE (c)-[:CHANGED]->(n)
-RETURN n.rev AS rev, c.id AS id;
+RETURN n.rev AS rev, c.id AS id, toString(c.at) AS at;
 
 // name: history
 MATCH (c:Change {node_uid: $uid})

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from neo4j import ManagedTransaction
 
@@ -252,12 +252,23 @@ class Curator:
             f"revision {node.rev}{by}); nothing was written. Check `dkg history {node.uid}` and retry."
         )
 
-    def _write(self, tx: ManagedTransaction, change: PlannedChange) -> tuple[int, str]:
+    def _lock(self, tx: ManagedTransaction, uid: str) -> None:
+        """Take the node's write lock for the rest of ``tx``: revisions read after it cannot go stale."""
+        tx.run(self.q["lock_node"], {"uid": uid}).consume()
+
+    def _write_locked(self, tx: ManagedTransaction, change: PlannedChange) -> _Written:
+        """Write ``change`` (the node's lock is held)."""
         p = self._params(change)
         row = tx.run(self.q["apply_change"], p).single()
         if row is None:
             raise _Stale(p["uid"], p["expected_rev"])
-        return row["rev"], row["id"]
+        return _Written(row["rev"], row["id"], row["at"])
+
+    def _write(self, tx: ManagedTransaction, change: PlannedChange) -> _Written:
+        """Lock the node, then compare its revision and write, so two changes based on one revision
+        cannot both commit."""
+        self._lock(tx, change.uid)
+        return self._write_locked(tx, change)
 
     def apply(self, changes: Sequence[PlannedChange]) -> list[ChangeRecord]:
         """Apply planned changes in ONE transaction: all are written, or (stale node) none is."""
@@ -268,26 +279,27 @@ class Curator:
             raise  # pragma: no cover  (_raise_stale always raises)
         return self._records(changes, done)
 
-    def _records(self, changes: Sequence[PlannedChange], done: Sequence[tuple[int, str]]) -> list[ChangeRecord]:
+    def _records(self, changes: Sequence[PlannedChange], done: Sequence[_Written]) -> list[ChangeRecord]:
         return [
-            ChangeRecord(id=cid, node_uid=c.uid, op=c.op, before=c.before, after=canonical_constraints(c.constraints),
-                         rev_before=c.expected_rev, rev_after=rev, who=self.who, reason=c.reason,
-                         before_content=c.before_content, after_content=c.content or c.before_content,
-                         rolls_back=c.rolls_back)
-            for c, (rev, cid) in zip(changes, done, strict=True)
+            ChangeRecord(id=w.id, node_uid=c.uid, op=c.op, before=c.before,
+                         after=canonical_constraints(c.constraints), rev_before=c.expected_rev, rev_after=w.rev,
+                         who=self.who, reason=c.reason, before_content=c.before_content,
+                         after_content=c.content or c.before_content, rolls_back=c.rolls_back)
+            for c, w in zip(changes, done, strict=True)
         ]
 
     def _read_plan_write(self, uid: str, expected_rev: int | None,
                          plan: Callable[[NodeSnapshot], PlannedChange]) -> ChangeRecord:
-        """Read the node, plan and write the change in ONE write transaction (one round trip fewer than
-        :meth:`apply` after a ``plan_*``; the revision check in the write still catches a concurrent change)."""
+        """Lock the node, read it, plan and write the change in ONE write transaction: the revision
+        compared with ``expected_rev`` is the one the change is written on."""
 
-        def work(tx: ManagedTransaction) -> tuple[PlannedChange, tuple[int, str]]:
+        def work(tx: ManagedTransaction) -> tuple[PlannedChange, _Written]:
+            self._lock(tx, uid)
             node = self.get(uid, tx)
             if expected_rev is not None and expected_rev != node.rev:
                 raise _Stale(uid, expected_rev)
             change = plan(node)
-            return change, self._write(tx, change)
+            return change, self._write_locked(tx, change)
 
         try:
             change, done = self.graph.execute_write(work)
@@ -328,6 +340,12 @@ class Curator:
         planned = self.plan_replace(node.uid, change["before"], reason or f"rollback of {change_id}",
                                     expected_rev=node.rev, content=content, op="rollback", rolls_back=change_id)
         return self.apply([planned])[0]
+
+
+class _Written(NamedTuple):
+    rev: int
+    id: str
+    at: str
 
 
 class _Stale(Exception):

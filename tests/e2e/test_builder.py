@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from dkg.errors import BuildError, ConstraintError, CurationError
@@ -162,3 +165,34 @@ def test_revision_with_a_stale_node_applies_nothing(graph: Graph) -> None:
     with pytest.raises(StaleChangeError):
         curator.apply(planned)
     assert Snapshot.from_graph(graph, "ALL", "1.2026").nodes == before.nodes
+
+
+@pytest.mark.parametrize("path", ["set", "plan_and_apply"])
+def test_parallel_changes_on_one_revision_commit_exactly_once(kidney: Graph, path: str) -> None:
+    """Ten curators change one node at once, all based on the same revision: the revision check is a
+    compare-and-set, so one change commits and the nine others are refused, with one audit record."""
+    node = Curator(kidney, "reader").resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    workers = 10
+    barrier = threading.Barrier(workers)
+
+    def change(i: int) -> str:
+        curator = Curator(kidney, f"curator-{i}")
+        barrier.wait()
+        try:
+            if path == "set":
+                curator.set(node.uid, [f"age>={20 + i}"], f"parallel {i}", expected_rev=node.rev)
+            else:
+                planned = curator.plan_replace(node.uid, [f"age>={20 + i}"], f"parallel {i}", expected_rev=node.rev)
+                curator.apply([planned])
+        except StaleChangeError:
+            return "conflict"
+        return "ok"
+
+    with ThreadPoolExecutor(workers) as pool:
+        outcomes = list(pool.map(change, range(workers)))
+    assert sorted(outcomes) == ["conflict"] * (workers - 1) + ["ok"]
+    after = Curator(kidney, "reader").get(node.uid)
+    history = Curator(kidney, "reader").history(node.uid)
+    assert after.rev == node.rev + 1
+    assert [(h.rev_before, h.rev_after) for h in history] == [(node.rev, node.rev + 1)]
+    assert after.constraints == history[0].after
