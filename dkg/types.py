@@ -10,6 +10,7 @@ A list of constraints is written comma-separated; an empty list is written ``NUL
 
 from __future__ import annotations
 
+import math
 import re
 from enum import StrEnum
 from typing import Annotated
@@ -44,6 +45,24 @@ _CONSTRAINT_RE = re.compile(
 )
 
 
+_NUMBER_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)")
+NUMBER_FORMAT = "a plain decimal number such as 65, 2.5 or -1 (no NaN, infinity, exponent or '_')"
+
+
+def parse_number(text: str, context: str) -> float:
+    """A finite number written as plain decimal digits; anything else raises :class:`ConstraintError`.
+
+    Python's ``float()`` also reads ``nan``, ``inf``, ``1e3`` and ``1_0``; a bound must be a number a curator
+    can read back, so those are refused.
+
+    >>> parse_number(" 2.5", "age"), parse_number("-1", "age")
+    (2.5, -1.0)
+    """
+    if not _NUMBER_RE.fullmatch(text.strip()):
+        raise ConstraintError(f"{context}: {text.strip()!r} is not a number; write {NUMBER_FORMAT}")
+    return float(text)
+
+
 def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
@@ -67,14 +86,16 @@ class Constraint(BaseModel):
             if self.op is Op.IN:
                 if not (isinstance(value, tuple) and len(value) == 2):
                     raise ValueError(f"{self.key} in … needs a range [lo,hi], got {value!r}")
-                lo, hi = value
-                if lo > hi:
-                    raise ValueError(f"{self.key} range [{lo},{hi}] has lo > hi")
-                numbers = [lo, hi]
+                numbers = [float(value[0]), float(value[1])]
             else:
                 if not isinstance(value, (int, float)) or isinstance(value, bool):
                     raise ValueError(f"{self.key} is numeric ({spec.unit}); got {value!r}")
                 numbers = [float(value)]
+            for number in numbers:
+                if not math.isfinite(number):
+                    raise ValueError(f"{self.key} bound {number!r} is not a finite number; write {NUMBER_FORMAT}")
+            if self.op is Op.IN and numbers[0] > numbers[1]:
+                raise ValueError(f"{self.key} range [{numbers[0]:g},{numbers[1]:g}] has lo > hi")
             for number in numbers:
                 if spec.minimum is not None and number < spec.minimum or (
                     spec.maximum is not None and number > spec.maximum
@@ -127,20 +148,21 @@ class Constraint(BaseModel):
         if spec is None:
             raise ConstraintError(f"unknown constraint key {key!r} in {text!r}; known: {', '.join(sorted(VOCABULARY))}")
         value: ConstraintValue
+        context = f"invalid constraint {text!r}"
         try:
             if op is Op.IN:
                 if spec.kind is KeyKind.NUMERIC:
-                    m = re.fullmatch(r"\[\s*([-\d.]+)\s*,\s*([-\d.]+)\s*\]", raw)
+                    m = re.fullmatch(r"\[([^,\]]*),([^,\]]*)\]", raw)
                     if not m:
                         raise ConstraintError(f"{text!r}: a numeric range is written [lo,hi]")
-                    value = (float(m[1]), float(m[2]))
+                    value = (parse_number(m[1], context), parse_number(m[2], context))
                 else:
                     m = re.fullmatch(r"\{(.*)\}", raw)
                     if not m:
                         raise ConstraintError(f"{text!r}: a set of values is written {{a,b}}")
                     value = frozenset(v.strip() for v in m[1].split(",") if v.strip())
             elif spec.kind is KeyKind.NUMERIC:
-                value = float(raw)
+                value = parse_number(raw, context)
             else:
                 value = raw.strip()
             return cls(key=key, op=op, value=value)
