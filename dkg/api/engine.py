@@ -143,20 +143,30 @@ class Engine:
         hit = self.cache.get(key)
         if hit is not None:
             return AskOutcome(self._for(hit, question), True, snapshot)
-        with self._lock:
-            future = self._inflight.get(key)
-            joined = future is not None
-            if future is None:
-                future = self._pool.submit(self.answer_now, question, k, explain)
-                self._inflight[key] = future
-                future.add_done_callback(lambda f: self._finish(key, f))
+        future, joined = self._join_or_submit(key, question, k, explain)
         result = await asyncio.wrap_future(future)
         return AskOutcome(self._for(result, question), joined, snapshot)
 
+    def _join_or_submit(self, key: tuple[Any, ...], question: str, k: int, explain: bool
+                        ) -> tuple[Future[HybridResult], bool]:
+        """The future answering ``key``: the one in flight (joined = True), else a new one on the pool.
+
+        Nothing is called out while the lock is held: a future that has already finished runs its done
+        callback at once in the registering thread, and that callback takes the same lock."""
+        with self._lock:
+            future = self._inflight.get(key)
+            if future is not None:
+                return future, True
+            future = self._pool.submit(self.answer_now, question, k, explain)
+            self._inflight[key] = future
+        future.add_done_callback(lambda f: self._finish(key, f))
+        return future, False
+
     def _finish(self, key: tuple[Any, ...], future: Future[HybridResult]) -> None:
         with self._lock:
-            self._inflight.pop(key, None)
-        if future.exception() is None and not future.cancelled():
+            if self._inflight.get(key) is future:
+                del self._inflight[key]
+        if not future.cancelled() and future.exception() is None:
             self.cache.put(key, future.result())
 
     @staticmethod

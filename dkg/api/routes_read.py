@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from dkg import MEDICAL_DISCLAIMER, __version__
 from dkg.answers import Answer
@@ -24,6 +24,21 @@ UID_PATTERN = r"^[A-Za-z0-9_.\-]+\|[A-Za-z0-9_.\-]+\|[A-Za-z0-9_.\-]+$"
 NodeUid = Annotated[str, Path(min_length=5, max_length=200, pattern=UID_PATTERN,
                               description="node id 'guideline|version|key'")]
 
+def not_blank(text: str) -> str:
+    """``text`` unchanged, or a ValueError when it holds nothing but whitespace.
+
+    >>> not_blank("why?")
+    'why?'
+    """
+    if not text.strip():
+        raise ValueError("the text is blank (only whitespace); type a question")
+    return text
+
+
+QuestionText = Annotated[str, Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="The question, free text"),
+                         AfterValidator(not_blank)]
+RetrievalText = Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(not_blank)]
+
 router = APIRouter(prefix="/api", dependencies=[Depends(reader)])
 Q = named_queries("api")
 
@@ -33,7 +48,7 @@ def state_of(request: Request) -> AppState:
 
 
 class AskRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="The question, free text")
+    question: QuestionText
     k: int = Field(default=5, ge=1, le=50, description="Retrieved nodes to show (GRAG route)")
     explain: bool = Field(default=False, description="Run both routes and return what each produced")
 
@@ -48,7 +63,7 @@ class AskResponse(BaseModel):
 
 
 class RetrieveRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=2000)
+    question: RetrievalText
     k: int = Field(default=10, ge=1, le=100)
     method: Literal["grag", "vector", "vector_exact", "bm25", "hybrid"] = "grag"
 

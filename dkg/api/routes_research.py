@@ -8,12 +8,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from dkg.api import annotation
 from dkg.api.auth import curator, reader
 from dkg.api.errors import NotFoundError
-from dkg.api.routes_read import state_of
+from dkg.api.routes_read import not_blank, state_of
 from dkg.api.settings import Principal
 from dkg.config import PROJECT_ROOT
 from dkg.errors import DKGError
@@ -55,7 +55,8 @@ def plot(name: Annotated[str, Path(max_length=120, pattern=_PLOT_NAME)]) -> File
 
 @router.get("/annotation/pool", dependencies=[Depends(reader)],
             summary="The pooled top-k of every retrieval method for a query, side by side")
-async def annotation_pool(request: Request, query: Annotated[str, Query(min_length=1, max_length=500)],
+async def annotation_pool(request: Request,
+                          query: Annotated[str, Query(min_length=1, max_length=500), AfterValidator(not_blank)],
                           k: Annotated[int, Query(ge=1, le=30)] = 10) -> dict[str, Any]:
     engine = state_of(request).engine
     if engine.retriever is None:
@@ -71,7 +72,7 @@ async def annotation_pool(request: Request, query: Annotated[str, Query(min_leng
 
 
 class QrelsBody(BaseModel):
-    query: str = Field(min_length=1, max_length=500)
+    query: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(not_blank)]
     judgments: list[annotation.Judgment] = Field(min_length=1, max_length=200)
 
 

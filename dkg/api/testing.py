@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -47,10 +48,20 @@ def qa_model(settings: Settings, say=print) -> Path | None:  # type: ignore[no-u
         return None
 
 
+@dataclass(frozen=True)
+class LiveServer:
+    """A running ``dkg serve`` subprocess: its base URL, process and log file."""
+
+    base: str
+    proc: subprocess.Popen[bytes]
+    log_path: Path
+
+
 @contextmanager
-def live_server(port: int, env: Mapping[str, str], *, log_path: Path | None = None,
-                start_timeout_s: float = 180.0) -> Iterator[str]:
-    """Run ``dkg serve`` on 127.0.0.1:``port`` with ``env`` added; yields the base URL."""
+def serve_process(port: int, env: Mapping[str, str], *, log_path: Path | None = None,
+                  start_timeout_s: float = 180.0, log_level: str = "warning") -> Iterator[LiveServer]:
+    """Run ``dkg serve`` on 127.0.0.1:``port`` with ``env`` added, once ``/api/health`` answers 200; stopped
+    (terminate, wait, kill) on exit unless the caller stopped it already."""
     if not port_is_free(port):
         raise PortInUseError(f"port {port} is taken; set another test port")
     log_path = log_path or PROJECT_ROOT / "tests" / "artifacts" / f"server-{port}.log"
@@ -58,7 +69,7 @@ def live_server(port: int, env: Mapping[str, str], *, log_path: Path | None = No
     base = f"http://127.0.0.1:{port}"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dkg.cli.main", "serve", "--port", str(port), "--log-level", "warning"],
+            [sys.executable, "-m", "dkg.cli.main", "serve", "--port", str(port), "--log-level", log_level],
             env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT, cwd=PROJECT_ROOT)
         try:
             deadline = time.monotonic() + start_timeout_s
@@ -74,14 +85,23 @@ def live_server(port: int, env: Mapping[str, str], *, log_path: Path | None = No
                 if time.monotonic() > deadline:
                     raise ServiceError(f"the API server did not answer within {start_timeout_s:.0f} s; see {log_path}")
                 time.sleep(0.5)
-            yield base
+            yield LiveServer(base, proc, log_path)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=15)
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=15)
+
+
+@contextmanager
+def live_server(port: int, env: Mapping[str, str], *, log_path: Path | None = None,
+                start_timeout_s: float = 180.0) -> Iterator[str]:
+    """Run ``dkg serve`` on 127.0.0.1:``port`` with ``env`` added; yields the base URL."""
+    with serve_process(port, env, log_path=log_path, start_timeout_s=start_timeout_s) as server:
+        yield server.base
 
 
 def _auth(env: Mapping[str, str]) -> dict[str, str]:

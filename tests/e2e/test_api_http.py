@@ -4,13 +4,16 @@ input (malformed JSON, huge bodies, missing/invalid tokens, injection attempts i
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx
 import pytest
 
-from dkg.api.testing import CURATOR_TOKEN, READER_TOKEN, live_server, server_env
+from dkg.api.testing import CURATOR_TOKEN, READER_TOKEN, live_server, serve_process, server_env
 from dkg.graph.db import Graph
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
@@ -185,3 +188,30 @@ def test_injection_attempts_stay_data(client: httpx.Client, graph: Graph) -> Non
                            json={"reason": text}).status_code in (404, 422)
     assert counts(graph) == before
     assert client.get(path).json()["rev"] == rev
+
+
+def bare_env(graph: Graph, qrels_dir: Path) -> dict[str, str]:
+    """A server on the session graph without the text-to-Cypher model: questions are answered (or refused)
+    at once, which is what used to deadlock the engine."""
+    return {"DKG_HOME": str(graph.settings.home), "DKG_NEO4J_BOLT_PORT": str(graph.settings.neo4j_bolt_port),
+            "DKG_RETRIEVAL_MODEL": os.environ.get("DKG_RETRIEVAL_MODEL", "lsa"), "DKG_API_LOAD_QA_MODEL": "false",
+            "DKG_API_CURATOR_TOKENS": f"tester:{CURATOR_TOKEN}", "DKG_API_QRELS_DIR": str(qrels_dir)}
+
+
+def test_blank_and_instant_questions_leave_the_server_answering_and_stoppable(graph: Graph, tmp_path: Path) -> None:
+    # issue 21 item 1: one blank question hung every later request and made the process ignore SIGTERM
+    with serve_process(PORT + 1, bare_env(graph, tmp_path), log_path=tmp_path / "server.log") as srv:
+        with httpx.Client(base_url=srv.base, timeout=10.0) as c:  # the timeout is the deadline of each request
+            blank = c.post("/api/ask", json={"question": "   "})
+            assert blank.status_code == 422, blank.text
+            assert "blank" in blank.json()["error"]["message"]
+            for i in range(6):  # answered (or refused) at once, before the engine registers its callback
+                r = c.post("/api/ask", json={"question": f"qzxv{i % 3} wvut?"})
+                assert r.status_code in (200, 422, 503), r.text
+            assert c.get("/api/health").status_code == 200
+        srv.proc.send_signal(signal.SIGTERM)
+        try:
+            srv.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("dkg serve ignored SIGTERM for 30 s")
+

@@ -7,6 +7,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,6 +147,8 @@ def test_route_prefers_text_to_cypher_rows_and_falls_back_to_grag() -> None:
 
 
 class SlowEngine(Engine):
+    delay_s = 0.2
+
     def __init__(self) -> None:
         self.count = 0
         self.guard = threading.Lock()
@@ -158,7 +161,7 @@ class SlowEngine(Engine):
     def answer_now(self, question: str, k: int, explain: bool) -> Any:
         with self.guard:
             self.count += 1
-        time.sleep(0.2)
+        time.sleep(self.delay_s)
         return route_answer(question, k, explain, None, "none", grag)
 
 
@@ -188,3 +191,43 @@ def test_openapi_schema_documents_the_endpoints_and_bearer_auth(client: TestClie
     assert {"/api/ask", "/api/retrieve", "/api/nodes/{uid}/neighbourhood", "/api/nodes/{uid}/constraints",
             "/api/changes/{change_id}/rollback", "/api/benchmarks", "/api/annotation/qrels"} <= set(schema["paths"])
     assert "HTTPBearer" in schema["components"]["securitySchemes"]
+
+
+class InstantEngine(SlowEngine):
+    """Its pool hands back futures that have already finished (an instantly answered question)."""
+
+    delay_s = 0.0
+
+    def __init__(self) -> None:
+        super().__init__()
+
+        def finished(fn: Any, *args: Any) -> Future[Any]:
+            future: Future[Any] = Future()
+            future.set_result(fn(*args))
+            return future
+
+        self._pool.submit = finished  # type: ignore[method-assign]
+
+
+def test_an_already_answered_question_does_not_deadlock_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 21 item 1: the done callback of a finished future ran inside the engine's lock and took it again
+    monkeypatch.setattr("dkg.api.engine.named_queries", lambda _: {})
+    engine = InstantEngine()
+    outcomes: list[Any] = []
+    worker = threading.Thread(target=lambda: outcomes.extend(asyncio.run(engine.ask(q)) for q in ("a?", "a?", "b?")),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "engine.ask deadlocked on an already finished answer"
+    assert [o.cached for o in outcomes] == [False, True, False]
+    assert not engine._inflight
+    engine.close()
+
+
+@pytest.mark.parametrize("endpoint,body", [("/api/ask", {"question": "   "}), ("/api/ask", {"question": "\t\n "}),
+                                           ("/api/retrieve", {"question": "  "})])
+def test_blank_questions_are_422_naming_the_field(client: TestClient, endpoint: str, body: dict[str, str]) -> None:
+    r = client.post(endpoint, json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["message"] == "body.question: the text is blank (only whitespace); type a question"
+    assert client.app.state.dkg.engine.calls == []  # type: ignore[attr-defined]
