@@ -15,9 +15,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from dkg.answering import Answerer, GragAnswerer, HybridResult, route_answer
 from dkg.answers import Answer
 from dkg.graph.db import Graph, named_queries
-from dkg.retrieval.hybrid import HybridResult, route_answer
 
 _SPACE = re.compile(r"\s+")
 
@@ -78,7 +78,7 @@ class Engine:
     graph: Graph
     retriever: Any | None
     retriever_problem: str | None
-    service: Any | None
+    service: Answerer | None
     service_problem: str | None
     workers: int
     cache_size: int
@@ -134,7 +134,8 @@ class Engine:
 
     def answer_now(self, question: str, k: int, explain: bool) -> HybridResult:
         """Answer without the cache (runs in the caller's thread)."""
-        return route_answer(question, k, explain, self.service, self.service_problem, self.grag)
+        return route_answer(question, self.service, GragAnswerer(self.grag, k), explain=explain,
+                            text_to_cypher_problem=self.service_problem)
 
     async def ask(self, question: str, k: int = 5, explain: bool = False) -> AskOutcome:
         """The (cached) hybrid answer; identical questions in flight are computed once."""

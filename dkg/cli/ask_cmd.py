@@ -18,9 +18,9 @@ def ask_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the Answer as JSON."),
 ) -> None:
     """Answer a question: text-to-Cypher when its query validates and returns rows, else GRAG retrieval."""
+    from dkg.answering import hybrid_answer
     from dkg.cli.retrieval_cmd import print_evidence
     from dkg.graph.db import open_graph
-    from dkg.retrieval.hybrid import hybrid_answer
 
     with open_graph() as graph:
         result = hybrid_answer(graph, question, explain=explain, k=k)

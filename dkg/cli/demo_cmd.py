@@ -124,13 +124,11 @@ def demo(
         console.print(report.summary())
 
         t = _step("6. Questions")
+        from dkg.answering import hybrid_answer, load_text_to_cypher, sample_retrieval_questions
         from dkg.qa.service import sample_questions
         from dkg.retrieval.grag import Retriever
-        from dkg.retrieval.hybrid import hybrid_answer, sample_retrieval_questions
 
         retriever = Retriever(graph)
-        from dkg.retrieval.hybrid import load_text_to_cypher
-
         service, problem = load_text_to_cypher(graph, model_dir=model_dir)
         if problem:
             console.print(f"[yellow]note:[/] {problem}")

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dkg.answering import hybrid_answer
 from dkg.graph.builder import build
 from dkg.graph.db import Graph
 from dkg.graph.sources import input_from_source
 from dkg.retrieval.errors import BadQueryError, IndexMissingError, IndexStaleError
 from dkg.retrieval.grag import Retriever
-from dkg.retrieval.hybrid import hybrid_answer
 from dkg.retrieval.index import build_index
 from dkg.retrieval.knowledge import load_knowledge
 from dkg.retrieval.settings import load_retrieval_settings

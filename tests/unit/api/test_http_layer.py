@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dkg.answering import GragAnswerer, route_answer
 from dkg.answers import Answer
 from dkg.api.app import create_app
 from dkg.api.engine import AnswerCache, Engine, normalise_question
 from dkg.api.settings import ApiSettings, load_api_settings
 from dkg.config import Settings
-from dkg.errors import QAError
-from dkg.retrieval.hybrid import route_answer
 
 CURATOR = "curator-token-000001"
 READER = "reader-token-0000001"
@@ -35,8 +34,8 @@ class CountingEngine:
         return "s"
 
     async def ask(self, question: str, k: int = 5, explain: bool = False) -> Any:
+        from dkg.answering import HybridResult
         from dkg.api.engine import AskOutcome
-        from dkg.retrieval.hybrid import HybridResult
         self.calls.append(question)
         return AskOutcome(HybridResult(Answer(question=question, route="grag", answer="ok")), False, "s")
 
@@ -119,31 +118,9 @@ def test_pages_and_disclaimer_are_served(client: TestClient) -> None:
 
 
 # ---- engine: routing, cache, single flight ---------------------------------------------------------------
-class FakeService:
-    def __init__(self, answer: Answer | Exception) -> None:
-        self.result = answer
-
-    def answer(self, question: str) -> Answer:
-        if isinstance(self.result, Exception):
-            raise self.result
-        return self.result
-
-
+# (the routing itself is tested in tests/unit/test_answering.py)
 def grag(question: str, k: int) -> Answer:
     return Answer(question=question, route="grag", answer="retrieved")
-
-
-def test_route_prefers_text_to_cypher_rows_and_falls_back_to_grag() -> None:
-    good = Answer(question="q", route="text2cypher", answer="a", rows=[{"uid": "x"}])
-    assert route_answer("q", 5, False, FakeService(good), None, grag).answer.route == "text2cypher"
-    empty = good.model_copy(update={"rows": []})
-    r = route_answer("q", 5, False, FakeService(empty), None, grag)
-    assert r.answer.route == "grag" and "no rows" in r.notes[0]
-    r = route_answer("q", 5, False, FakeService(QAError("model broke")), None, grag)
-    assert r.answer.answer == "retrieved" and "model broke" in r.notes[0]
-    r = route_answer("q", 5, False, None, "no model", grag)
-    assert r.answer.route == "grag" and r.notes[0] == "no model"
-    assert route_answer("q", 5, True, FakeService(good), None, grag).answer.route == "hybrid"
 
 
 class SlowEngine(Engine):
@@ -162,7 +139,7 @@ class SlowEngine(Engine):
         with self.guard:
             self.count += 1
         time.sleep(self.delay_s)
-        return route_answer(question, k, explain, None, "none", grag)
+        return route_answer(question, None, GragAnswerer(grag, k), explain=explain, text_to_cypher_problem="none")
 
 
 def test_cache_and_single_flight(monkeypatch: pytest.MonkeyPatch) -> None:

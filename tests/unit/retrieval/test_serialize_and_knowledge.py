@@ -102,20 +102,3 @@ def test_bad_queries() -> None:
         validate_query("x" * 101, 100)
     assert validate_query("  ok  ", 100) == "ok"
 
-
-def test_hybrid_falls_back_when_text_to_cypher_cannot_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-    import types
-
-    from dkg.retrieval.hybrid import text_to_cypher
-
-    class Broken:
-        def __init__(self, settings: object = None, *, graph: object = None) -> None:
-            raise FileNotFoundError("no trained model in models/t2c")
-
-    fake = types.ModuleType("dkg.qa.service")
-    fake.TextToCypherService = Broken  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "dkg.qa.service", fake)
-    graph = types.SimpleNamespace(settings=None)
-    answer, note = text_to_cypher(graph, "why is MRD monitored?")  # type: ignore[arg-type]
-    assert answer is None and note is not None and "FileNotFoundError" in note
