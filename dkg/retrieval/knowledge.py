@@ -69,7 +69,7 @@ def qa_path(medquad_dir: Path) -> Path:
     if not path.is_file():
         raise KnowledgeSourceError(
             f"MedQuAD file {path} not found; set DKG_RETRIEVAL_MEDQUAD_DIR to the folder holding {QA_FILE} "
-            "(by default ../shared/datasets/medquad-cancergov beside the repository)."
+            "(by default datasets/medquad-cancergov in the repository)."
         )
     return path
 

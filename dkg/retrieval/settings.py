@@ -13,8 +13,7 @@ from dkg.errors import ConfigError
 
 
 def _default_medquad_dir() -> Path:
-    # CI clones the repo into another folder with a copy of shared/ beside it, so look beside the repo.
-    return PROJECT_ROOT.parent / "shared" / "datasets" / "medquad-cancergov"
+    return PROJECT_ROOT / "datasets" / "medquad-cancergov"
 
 
 class RetrievalSettings(BaseSettings):
