@@ -10,10 +10,11 @@ from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel, Field
 
 from dkg.api.auth import curator
+from dkg.api.errors import NotFoundError
 from dkg.api.routes_read import NodeUid, state_of
 from dkg.api.settings import Principal
 from dkg.api.typed import TypedConstraint, to_constraints
-from dkg.graph.curation import ChangeRecord, Curator
+from dkg.graph.curation import ChangeRecord, Curator, UnknownChangeError
 
 router = APIRouter(prefix="/api")
 ConstraintText = Annotated[str, Field(min_length=1, max_length=200)]
@@ -91,4 +92,8 @@ def replace_constraints(uid: NodeUid, body: ReplaceBody, request: Request,
              summary="Restore what a change replaced (as a new audited change)")
 def rollback(change_id: Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9\-]+$")],
              body: RollbackBody, request: Request, principal: Principal = Depends(curator)) -> ChangeRecord:
-    return _done(request, _curator(request, principal).rollback(change_id, body.reason))
+    try:
+        record = _curator(request, principal).rollback(change_id, body.reason)
+    except UnknownChangeError as exc:
+        raise NotFoundError(str(exc)) from exc
+    return _done(request, record)

@@ -25,13 +25,21 @@ from dkg.graph.model import (
     canonical_constraints,
     constraint_property_names,
     constraints_to_properties,
+    refuse_two_bounds_on_one_side,
     treatment_options,
 )
 from dkg.types import Constraint, parse_constraints
 
+UNCHANGED = "unchanged"
+"""The ``op`` of the record returned for a change that would leave the node as it is: nothing was written."""
+
 
 class UnknownNodeError(CurationError):
     """No node has the given id, or a match is ambiguous."""
+
+
+class UnknownChangeError(CurationError):
+    """No audit record has the given change id."""
 
 
 class StaleChangeError(CurationError):
@@ -80,6 +88,13 @@ class PlannedChange:
     rolls_back: str | None = None
     before: list[str] = field(default_factory=list)
     before_content: str = ""
+
+    @property
+    def is_noop(self) -> bool:
+        """True when applying the change would leave the node as it is."""
+        same_wording = self.content is None or self.content == self.before_content
+        return same_wording and canonical_constraints(self.constraints) == canonical_constraints(
+            _constraint_list(self.before))
 
 
 def current_user() -> str:
@@ -207,6 +222,7 @@ class Curator:
         if not reason or not reason.strip():
             raise CurationError("every change needs a reason (--reason \"...\"), it goes into the audit trail")
         try:
+            refuse_two_bounds_on_one_side(constraints)
             constraints_to_properties(constraints)
         except ConstraintError as exc:
             raise CurationError(f"{node.uid}: {exc}") from exc
@@ -257,7 +273,10 @@ class Curator:
         tx.run(self.q["lock_node"], {"uid": uid}).consume()
 
     def _write_locked(self, tx: ManagedTransaction, change: PlannedChange) -> _Written:
-        """Write ``change`` (the node's lock is held)."""
+        """Write ``change`` (the node's lock is held); a change that would leave the node as it is writes
+        nothing (no audit record, no new revision)."""
+        if change.is_noop:
+            return _Written(change.expected_rev, "", datetime.now(UTC).isoformat().replace("+00:00", "Z"))
         p = self._params(change)
         row = tx.run(self.q["apply_change"], p).single()
         if row is None:
@@ -268,6 +287,8 @@ class Curator:
         """Lock the node, then compare its revision and write, so two changes based on one revision
         cannot both commit."""
         self._lock(tx, change.uid)
+        if change.is_noop and self.get(change.uid, tx).rev != change.expected_rev:
+            raise _Stale(change.uid, change.expected_rev)
         return self._write_locked(tx, change)
 
     def apply(self, changes: Sequence[PlannedChange]) -> list[ChangeRecord]:
@@ -281,9 +302,9 @@ class Curator:
 
     def _records(self, changes: Sequence[PlannedChange], done: Sequence[_Written]) -> list[ChangeRecord]:
         return [
-            ChangeRecord(id=w.id, node_uid=c.uid, op=c.op, before=c.before,
+            ChangeRecord(id=w.id, node_uid=c.uid, op=UNCHANGED if c.is_noop else c.op, before=c.before,
                          after=canonical_constraints(c.constraints), rev_before=c.expected_rev, rev_after=w.rev,
-                         who=self.who, reason=c.reason, before_content=c.before_content,
+                         who=self.who, at=w.at, reason=c.reason, before_content=c.before_content,
                          after_content=c.content or c.before_content, rolls_back=c.rolls_back)
             for c, w in zip(changes, done, strict=True)
         ]
@@ -327,7 +348,7 @@ class Curator:
         """Restore exactly the constraints (and wording) a change replaced, as a new audited change."""
         rows = self.graph.read(self.q["change_by_id"], {"id": change_id})
         if not rows:
-            raise CurationError(f"no change with id {change_id!r}; see `dkg history NODE` for ids")
+            raise UnknownChangeError(f"no change with id {change_id!r}; see `dkg history NODE` for ids")
         change = rows[0]
         node = self.get(change["node_uid"])
         if node.rev != change["rev_after"]:

@@ -65,6 +65,12 @@ def constraint_property_names() -> list[str]:
     return list(_KEY_OF_PROPERTY)
 
 
+def _number_of(c: Constraint) -> float:
+    if isinstance(c.value, (int, float)) and not isinstance(c.value, bool):
+        return float(c.value)
+    raise ConstraintError(f"{c} needs a number")  # the Constraint model already refuses this
+
+
 def constraints_to_properties(constraints: Iterable[Constraint]) -> dict[str, Any]:
     """Typed properties for a node's constraints. Contradictory bounds raise :class:`ConstraintError`."""
     constraints = list(constraints)
@@ -83,19 +89,20 @@ def constraints_to_properties(constraints: Iterable[Constraint]) -> dict[str, An
     for c in constraints:
         spec = VOCABULARY[c.key]
         if spec.kind is KeyKind.NUMERIC:
-            if c.op is Op.IN:
-                lo, hi = c.value  # type: ignore[misc]
-                tighten_min(c.key, lo, False)
-                tighten_max(c.key, hi, False)
-            elif c.op in (Op.GT, Op.GE):
-                tighten_min(c.key, c.value, c.op is Op.GT)  # type: ignore[arg-type]
+            if isinstance(c.value, tuple):
+                tighten_min(c.key, c.value[0], False)
+                tighten_max(c.key, c.value[1], False)
+                continue
+            number = _number_of(c)
+            if c.op in (Op.GT, Op.GE):
+                tighten_min(c.key, number, c.op is Op.GT)
             elif c.op in (Op.LT, Op.LE):
-                tighten_max(c.key, c.value, c.op is Op.LT)  # type: ignore[arg-type]
+                tighten_max(c.key, number, c.op is Op.LT)
             elif c.op is Op.EQ:
-                tighten_min(c.key, c.value, False)  # type: ignore[arg-type]
-                tighten_max(c.key, c.value, False)  # type: ignore[arg-type]
+                tighten_min(c.key, number, False)
+                tighten_max(c.key, number, False)
             else:
-                props[f"{c.key}_ne"] = sorted({*props.get(f"{c.key}_ne", []), float(c.value)})  # type: ignore[arg-type]
+                props[f"{c.key}_ne"] = sorted({*props.get(f"{c.key}_ne", []), number})
         else:
             values = sorted(c.value) if isinstance(c.value, frozenset) else [c.value]
             if c.op is Op.NE:
@@ -112,6 +119,35 @@ def constraints_to_properties(constraints: Iterable[Constraint]) -> dict[str, An
         if lo is not None and hi is not None and lo > hi:
             raise ConstraintError(f"contradictory constraints on {key}: minimum {lo} above maximum {hi}")
     return props
+
+
+def _sides(c: Constraint) -> tuple[str, ...]:
+    if c.op is Op.IN or c.op is Op.EQ:
+        return ("lower", "upper")
+    if c.op in (Op.GT, Op.GE):
+        return ("lower",)
+    if c.op in (Op.LT, Op.LE):
+        return ("upper",)
+    return ()
+
+
+def refuse_two_bounds_on_one_side(constraints: Iterable[Constraint]) -> None:
+    """Raise :class:`ConstraintError` when one numeric key gets two lower (or two upper) bounds.
+
+    :func:`constraints_to_properties` keeps the tighter of two such bounds; a curator who writes
+    ``age>70, age>=80`` has made a mistake in one of them, so curation refuses it rather than guess.
+
+    >>> refuse_two_bounds_on_one_side([Constraint.parse("age>70"), Constraint.parse("age<=80")])
+    """
+    seen: dict[tuple[str, str], Constraint] = {}
+    for c in constraints:
+        if VOCABULARY[c.key].kind is not KeyKind.NUMERIC:
+            continue
+        for side in _sides(c):
+            other = seen.setdefault((c.key, side), c)
+            if other is not c and other != c:
+                raise ConstraintError(f"two {side} bounds on {c.key}: {other} and {c}; give one {side} bound "
+                                      f"(a range is written {c.key} in [lo,hi])")
 
 
 def properties_to_constraints(props: Mapping[str, Any]) -> list[Constraint]:

@@ -224,10 +224,10 @@ def diff(old: Snapshot, new: Snapshot) -> Revision:
         if h in mapping.values() and t in mapping.values():
             revision.structural.append(f"arrow added or changed: {new.nodes[h].content[:50]!r} -> "
                                        f"{new.nodes[t].content[:50]!r} [{label}]")
-    for h, t, label, _c in sorted(translated - new.relations, key=str):
-        if h is not None and t is not None:
-            revision.structural.append(f"arrow removed or changed: {new.nodes[h].content[:50]!r} -> "
-                                       f"{new.nodes[t].content[:50]!r} [{label}]")
+    for old_h, old_t, label, _c in sorted(translated - new.relations, key=str):
+        if old_h is not None and old_t is not None:
+            revision.structural.append(f"arrow removed or changed: {new.nodes[old_h].content[:50]!r} -> "
+                                       f"{new.nodes[old_t].content[:50]!r} [{label}]")
     return revision
 
 

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import quote
 
+import httpx
 import pytest
 
+from dkg.api.testing import CURATOR_TOKEN, serve_process
 from dkg.errors import BuildError, ConstraintError, CurationError
 from dkg.graph.build_input import read_constrained_csv
 from dkg.graph.builder import build, graph_counts
-from dkg.graph.curation import Curator, StaleChangeError, UnknownNodeError
+from dkg.graph.curation import UNCHANGED, Curator, StaleChangeError, UnknownChangeError, UnknownNodeError
 from dkg.graph.db import Graph
 from dkg.graph.revision import Snapshot, apply_revision, diff, snapshots_equal
 from dkg.graph.sources import input_from_source
@@ -196,3 +203,109 @@ def test_parallel_changes_on_one_revision_commit_exactly_once(kidney: Graph, pat
     assert after.rev == node.rev + 1
     assert [(h.rev_before, h.rev_after) for h in history] == [(node.rev, node.rev + 1)]
     assert after.constraints == history[0].after
+
+
+def test_change_records_carry_their_time(kidney: Graph) -> None:
+    curator = Curator(kidney, "t")
+    node = curator.resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    record = curator.set(node.uid, ["age>=21"], "timed")
+    at = datetime.fromisoformat(record.at)
+    assert at.tzinfo is not None and at.utcoffset() == timedelta(0)
+    assert abs(datetime.now(UTC) - at) < timedelta(minutes=5)
+    assert curator.history(node.uid)[0].at == record.at
+    undo = curator.rollback(record.id)
+    assert datetime.fromisoformat(undo.at) >= at
+
+
+def test_rolling_back_an_unknown_change_is_not_found(kidney: Graph) -> None:
+    with pytest.raises(UnknownChangeError, match="no change with id 'no-such-change'"):
+        Curator(kidney, "t").rollback("no-such-change")
+
+
+@pytest.mark.parametrize("path", ["set", "replace"])
+def test_a_change_that_changes_nothing_writes_nothing(kidney: Graph, path: str) -> None:
+    curator = Curator(kidney, "t")
+    node = curator.resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    assert node.constraints == ["age>=18"]
+    if path == "set":
+        record = curator.set(node.uid, ["age>=18"], "same again", expected_rev=node.rev)
+    else:
+        record = curator.apply([curator.plan_replace(node.uid, ["age>=18"], "same again", expected_rev=node.rev)])[0]
+    assert (record.op, record.id, record.rev_before, record.rev_after) == (UNCHANGED, "", node.rev, node.rev)
+    assert record.at
+    assert curator.get(node.uid).rev == node.rev and curator.history(node.uid) == []
+    curator.set(node.uid, ["age>=30"], "a real change")
+    with pytest.raises(StaleChangeError):
+        curator.set(node.uid, ["age>=30"], "stale no-op", expected_rev=node.rev)
+
+
+@pytest.mark.parametrize("constraints", [["age>70", "age>=80"], ["age<20", "age<=10"], ["age in [15,39]", "age>20"],
+                                         ["age=40", "age<50"]])
+def test_two_bounds_on_one_side_are_refused(kidney: Graph, constraints: list[str]) -> None:
+    curator = Curator(kidney, "t")
+    node = curator.resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    with pytest.raises(CurationError, match="two (lower|upper) bounds on age"):
+        curator.set(node.uid, constraints, "two bounds")
+    assert curator.get(node.uid).rev == node.rev
+
+
+def test_update_that_would_leave_two_lower_bounds_is_refused(kidney: Graph) -> None:
+    curator = Curator(kidney, "t")
+    node = curator.resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    curator.set(node.uid, ["age>=18", "age<65"], "add an upper bound")
+    with pytest.raises(CurationError, match="two lower bounds on age: age>=18 and age>70"):
+        curator.update(node.uid, "age<65", "age>70", "mistake")
+
+
+API_PORT = int(os.environ.get("DKG_TEST_CURATION_API_PORT", "8741"))
+
+
+@pytest.fixture()
+def curation_api(kidney: Graph, tmp_path: Path) -> Iterator[httpx.Client]:
+    """A real `dkg serve` process on the session's Neo4j (no question-answering model needed here)."""
+    env = {"DKG_HOME": str(kidney.settings.home), "DKG_NEO4J_BOLT_PORT": str(kidney.settings.neo4j_bolt_port),
+           "DKG_RETRIEVAL_MODEL": os.environ.get("DKG_RETRIEVAL_MODEL", "lsa"), "DKG_API_LOAD_QA_MODEL": "false",
+           "DKG_API_CURATOR_TOKENS": f"tester:{CURATOR_TOKEN}", "DKG_API_QRELS_DIR": str(tmp_path)}
+    with serve_process(API_PORT, env, log_path=tmp_path / "server.log") as srv, httpx.Client(
+            base_url=srv.base, timeout=60.0, headers={"Authorization": f"Bearer {CURATOR_TOKEN}"}) as client:
+        yield client
+
+
+def test_parallel_http_changes_on_one_revision(kidney: Graph, curation_api: httpx.Client) -> None:
+    node = Curator(kidney, "reader").resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    path = f"/api/nodes/{quote(node.uid, safe='')}/constraints/set"
+    workers = 10
+    barrier = threading.Barrier(workers)
+
+    def post(i: int) -> int:
+        barrier.wait()
+        body = {"constraints": [f"age>={20 + i}"], "reason": f"parallel {i}", "expected_rev": node.rev}
+        return curation_api.post(path, json=body).status_code
+
+    with ThreadPoolExecutor(workers) as pool:
+        statuses = list(pool.map(post, range(workers)))
+    assert sorted(statuses) == [200] + [409] * (workers - 1)
+    history = Curator(kidney, "reader").history(node.uid)
+    assert [(h.rev_before, h.rev_after) for h in history] == [(node.rev, node.rev + 1)]
+    assert Curator(kidney, "reader").get(node.uid).rev == node.rev + 1
+
+
+def test_http_curation_details(kidney: Graph, curation_api: httpx.Client) -> None:
+    missing = curation_api.post("/api/changes/no-such-change/rollback", json={"reason": "x"})
+    assert missing.status_code == 404 and "no change with id" in missing.json()["error"]["message"]
+    node = Curator(kidney, "reader").resolve("Renal mass in an adult", guideline="kidney", version="1.2026")
+    path = f"/api/nodes/{quote(node.uid, safe='')}/constraints/set"
+    same = curation_api.post(path, json={"constraints": ["age>=18"], "reason": "same", "expected_rev": node.rev})
+    assert same.status_code == 200 and same.json()["op"] == UNCHANGED and same.json()["rev_after"] == node.rev
+    changed = curation_api.post(path, json={"constraints": ["age>=21"], "reason": "real", "expected_rev": node.rev})
+    assert changed.status_code == 200 and datetime.fromisoformat(changed.json()["at"]).utcoffset() == timedelta(0)
+    two = curation_api.post(path, json={"constraints": ["age>70", "age>=80"], "reason": "two",
+                                        "expected_rev": node.rev + 1})
+    assert two.status_code == 422 and "two lower bounds on age" in two.json()["error"]["message"]
+    for bad in ("age>=nan", "age<inf", "age>=1_0"):
+        r = curation_api.post(path, json={"constraints": [bad], "reason": "bad", "expected_rev": node.rev + 1})
+        assert r.status_code == 422 and "is not a number" in r.json()["error"]["message"], r.text
+    put = curation_api.put(path.removesuffix("/set"), content=b'{"typed": {"age": {"minimum": NaN}}, "reason": "nan",'
+                           b' "expected_rev": %d}' % (node.rev + 1), headers={"Content-Type": "application/json"})
+    assert put.status_code == 422, put.text
+    assert Curator(kidney, "reader").get(node.uid).rev == node.rev + 1
