@@ -16,11 +16,20 @@ from fastapi.staticfiles import StaticFiles
 from dkg import MEDICAL_DISCLAIMER, __version__
 from dkg.api.errors import install_error_handlers
 from dkg.api.limits import BodySizeLimit
+from dkg.api.redaction import install_log_redaction
 from dkg.api.settings import ApiSettings, load_api_settings
 from dkg.config import Settings, get_settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PAGES = {"clinician": "clinician.html", "curator": "curator.html", "researcher": "researcher.html"}
+
+
+def credentials(settings: Settings, api_settings: ApiSettings) -> list[str]:
+    """Every secret the process knows and must never log: the API tokens and the Neo4j password."""
+    secrets = list(api_settings.principals())
+    if settings.neo4j_password is not None:
+        secrets.append(settings.neo4j_password.get_secret_value())
+    return secrets
 
 
 def create_app(settings: Settings | None = None, api_settings: ApiSettings | None = None, *,
@@ -31,6 +40,8 @@ def create_app(settings: Settings | None = None, api_settings: ApiSettings | Non
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         platform = settings or get_settings()
+        # installed here, after uvicorn has configured its loggers, so its access log is covered too
+        install_log_redaction(credentials(platform, api_settings))
         if state_factory is None:
             from dkg.api.state import AppState
             state = AppState.open(platform, api_settings)

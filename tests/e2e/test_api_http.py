@@ -215,3 +215,19 @@ def test_blank_and_instant_questions_leave_the_server_answering_and_stoppable(gr
         except subprocess.TimeoutExpired:
             pytest.fail("dkg serve ignored SIGTERM for 30 s")
 
+
+
+def test_credentials_never_reach_the_server_log(graph: Graph, tmp_path: Path) -> None:
+    # issue 21 item 12: a token sent as ?token= was refused but written in full to the access log
+    log = tmp_path / "server.log"
+    wrong = "wrong-but-secret-token-4711"
+    with serve_process(PORT + 1, bare_env(graph, tmp_path), log_path=log, log_level="info") as srv:
+        with httpx.Client(base_url=srv.base, timeout=30.0) as c:
+            assert c.post(f"/api/changes/x/rollback?token={CURATOR_TOKEN}", json={}).status_code == 401
+            assert c.get("/api/whoami", params={"access_token": wrong, "password": wrong}).status_code == 200
+            assert c.get(f"/api/nodes/{CURATOR_TOKEN}").status_code == 422
+            assert c.get("/api/whoami", headers={"Authorization": f"Bearer {wrong}"}).status_code == 401
+    text = log.read_text()
+    assert "/api/changes/x/rollback?token=[REDACTED]" in text  # the lines are written, the secrets are not
+    assert "access_token=[REDACTED]&password=[REDACTED]" in text
+    assert CURATOR_TOKEN not in text and wrong not in text
