@@ -1,0 +1,329 @@
+"""Clinical shorthand in questions → patient facts, from the curator-editable ``data/clinical_facts.yaml``.
+
+:func:`clinical_facts` reads ages and sexes written as ward shorthand (22F, 52 yo M, 22-month-old), ECOG/KPS,
+sizes in any length unit (pint converts them to the vocabulary's cm), MRD percentages, relapse intervals, IMDC
+factor counts, numbers written as words, fixed wordings (Ph-pos, CR1, pT3a, s/p nephrectomy ...) and terms
+whose polarity matters ("no PMH", "not fit"), negated with negspaCy's NegEx on a blank spaCy pipeline (no model
+download). A fact the question says is not established yet ("comorbidities haven't been reviewed") gives no
+value and is listed in :attr:`ClinicalReading.unknown` instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from dkg.lexicon.errors import LexiconError
+from dkg.vocabulary import VOCABULARY, KeyKind
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+CLINICAL_FACTS_PATH = Path(__file__).resolve().parent / "data" / "clinical_facts.yaml"
+FactValue = float | str
+
+
+def _check_key(key: str) -> str:
+    if key not in VOCABULARY:
+        raise ValueError(f"unknown fact key {key!r}; known: {', '.join(sorted(VOCABULARY))}")
+    return key
+
+
+def _check_value(key: str, value: str) -> None:
+    spec = VOCABULARY[key]
+    if spec.kind is KeyKind.CATEGORICAL and not spec.open and value not in spec.values:
+        raise ValueError(f"{value!r} is not a value of {key!r}; allowed: {', '.join(spec.values)}")
+
+
+class PatternEntry(BaseModel):
+    """A regular expression for one fact: a number (group ``n``) converted or scaled, or a fixed value."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    regex: str
+    unit: str | None = Field(default=None, description="unit of the number ('from_text': group 'u')")
+    scale: dict[str, FactValue] | None = Field(default=None, description="'lo-hi' ranges → value")
+    value: str | None = None
+
+    _check = field_validator("key")(_check_key)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PatternEntry:
+        if sum(x is not None for x in (self.unit, self.scale, self.value)) > 1:
+            raise ValueError("give at most one of unit, scale and value")
+        if self.value is not None:
+            _check_value(self.key, self.value)
+        for span in self.scale or {}:
+            if not re.fullmatch(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?", span):
+                raise ValueError(f"scale range {span!r} must be 'lo-hi'")
+        return self
+
+
+class ConceptEntry(BaseModel):
+    """Terms whose value depends on whether the question affirms or negates them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    terms: list[str]
+    affirmed: str | None = None
+    negated: str | None = None
+
+    _check = field_validator("key")(_check_key)
+
+    @model_validator(mode="after")
+    def _values(self) -> ConceptEntry:
+        for value in (self.affirmed, self.negated):
+            if value is not None:
+                _check_value(self.key, value)
+        return self
+
+
+class Implication(BaseModel):
+    """A fact the question implies when it states another and leaves this key unstated."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    when: dict[str, list[str]]
+    then: dict[str, str]
+
+    @model_validator(mode="after")
+    def _keys(self) -> Implication:
+        for key, values in self.when.items():
+            _check_key(key)
+            for value in values:
+                _check_value(key, value)
+        for key, value in self.then.items():
+            _check_key(key)
+            _check_value(key, value)
+        return self
+
+
+class ClinicalLexiconData(BaseModel):
+    """The validated content of ``clinical_facts.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    numbers: dict[str, int]
+    patterns: list[PatternEntry]
+    phrases: dict[str, dict[str, list[str]]]
+    concepts: list[ConceptEntry]
+    unknown_cues: list[str]
+    negation_cues: list[str]
+    position_keys: dict[str, int] = Field(default_factory=dict,
+                                          description="facts that place a patient in the pathway → weight")
+
+    @field_validator("position_keys")
+    @classmethod
+    def _position_keys(cls, keys: dict[str, int]) -> dict[str, int]:
+        for key in keys:
+            _check_key(key)
+        return keys
+    broader: dict[str, dict[str, str]] = Field(default_factory=dict, description="subtype value → broader value")
+    implications: list[Implication] = Field(default_factory=list)
+
+    @field_validator("phrases")
+    @classmethod
+    def _phrase_keys(cls, phrases: dict[str, dict[str, list[str]]]) -> dict[str, dict[str, list[str]]]:
+        for key, values in phrases.items():
+            _check_key(key)
+            for value in values:
+                _check_value(key, value)
+        return phrases
+
+
+@dataclass(frozen=True)
+class FactSpan:
+    """One fact read from the question, with the characters it was read from."""
+
+    key: str
+    value: FactValue
+    start: int
+    end: int
+    source: Literal["pattern", "phrase", "concept"]
+
+
+@dataclass
+class ClinicalReading:
+    """What the clinical layer read: facts (with spans) and the keys the question says are not known yet."""
+
+    facts: list[FactSpan] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def load_clinical_lexicon(path: Path = CLINICAL_FACTS_PATH) -> ClinicalLexiconData:
+    """The lexicon file, validated; :class:`LexiconError` names the file and the bad entry."""
+    if not path.is_file():
+        raise LexiconError(f"lexicon file {path} is missing; it ships with the package (dkg/lexicon/data/)")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise LexiconError(f"{path} is not valid YAML: {exc}") from exc
+    try:
+        return ClinicalLexiconData.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise LexiconError(f"{path}: {problems}") from exc
+
+
+@lru_cache(maxsize=1)
+def _units() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def _to_unit(number: float, unit: str, key: str) -> float:
+    """``number`` ``unit`` in the vocabulary unit of ``key`` (years for age, cm for sizes, months ...)."""
+    target = {"years": "year", "cm": "cm", "months": "month", "%": None, "ECOG": None}.get(VOCABULARY[key].unit or "")
+    if target is None:
+        return number
+    registry = _units()
+    return float(registry.Quantity(number, unit).to(target).magnitude)
+
+
+def _in_scale(number: float, scale: dict[str, FactValue]) -> FactValue | None:
+    for span, value in scale.items():
+        lo, hi = (float(x) for x in span.split("-"))
+        if lo <= number <= hi:
+            return value
+    return None
+
+
+def _phrase_regex(phrase: str) -> re.Pattern[str]:
+    body = re.escape(phrase.strip().lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]?")
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+
+
+class ClinicalLexicon:
+    """The compiled lexicon: regexes, phrase patterns and a negspaCy pipeline for the concept terms."""
+
+    def __init__(self, data: ClinicalLexiconData) -> None:
+        self.data = data
+        words = "|".join(sorted(map(re.escape, data.numbers), key=len, reverse=True))
+        number = rf"(?:\d{{1,3}}(?:\.\d+)?|{words})"
+        self.patterns = [(p, re.compile(p.regex.replace("{num}", number), re.IGNORECASE)) for p in data.patterns]
+        self.phrases = sorted(((key, value, phrase, _phrase_regex(phrase))
+                               for key, values in data.phrases.items() for value, phrases in values.items()
+                               for phrase in phrases), key=lambda e: -len(e[2]))
+        self.unknown_cues = [_phrase_regex(c) for c in data.unknown_cues]
+        terms = sorted({t.lower() for c in data.concepts for t in c.terms}, key=len, reverse=True)
+        self.concept_terms = re.compile(r"\b(?:" + "|".join(map(re.escape, terms)) + r")\b")
+        self._nlp: Language | None = None
+
+    def number(self, text: str) -> float:
+        word = text.lower()
+        return float(self.data.numbers[word]) if word in self.data.numbers else float(word)
+
+    @property
+    def nlp(self) -> Language:
+        """spaCy blank English + sentencizer + entity ruler (concept terms) + NegEx (built once)."""
+        if self._nlp is None:
+            import spacy
+            from negspacy.negation import Negex  # noqa: F401  (registers the 'negex' factory)
+            from negspacy.termsets import termset
+
+            nlp = spacy.blank("en")
+            nlp.add_pipe("sentencizer")
+            ruler = nlp.add_pipe("entity_ruler")
+            patterns = []
+            for index, concept in enumerate(self.data.concepts):
+                for term in concept.terms:
+                    patterns.append({"label": f"C{index}", "pattern": [{"LOWER": w} for w in term.lower().split()]})
+            ruler.add_patterns(patterns)  # type: ignore[attr-defined]
+            terms = termset("en_clinical")
+            terms.add_patterns({"preceding_negations": list(self.data.negation_cues)})
+            nlp.add_pipe("negex", config={"neg_termset": terms.get_patterns(),
+                                          "ent_types": [f"C{i}" for i in range(len(self.data.concepts))]})
+            self._nlp = nlp
+        return self._nlp
+
+    def read(self, question: str) -> ClinicalReading:
+        """Facts the question states in clinical shorthand (no overlaps; patterns, then phrases, then concepts)."""
+        text = question.lower()
+        taken: dict[str, list[bool]] = {}
+        reading = ClinicalReading()
+
+        def claim(key: str, start: int, end: int) -> bool:
+            # spans are exclusive per key ('lung mets' is not also 'mets'); other keys may share words
+            used = taken.setdefault(key, [False] * (len(text) + 1))
+            if any(used[start:end]):
+                return False
+            used[start:end] = [True] * (end - start)
+            return True
+
+        for entry, regex in self.patterns:
+            for m in regex.finditer(text):
+                value = self._pattern_value(entry, m)
+                # a number claims the text from the number on, so 'relapsed at 20 months' still states a relapse
+                start = m.start("n") if "n" in m.re.groupindex and m.group("n") else m.start()
+                if value is not None and claim(entry.key, start, m.end()):
+                    reading.facts.append(FactSpan(entry.key, value, start, m.end(), "pattern"))
+        for key, value, _phrase, regex in self.phrases:
+            for m in regex.finditer(text):
+                if not self._negated_phrase(text, m.start()) and claim(key, m.start(), m.end()):
+                    reading.facts.append(FactSpan(key, value, m.start(), m.end(), "phrase"))
+        if not self.concept_terms.search(text):
+            reading.facts.sort(key=lambda f: f.start)
+            return reading
+        for ent in self.nlp(question).ents:
+            concept = self.data.concepts[int(ent.label_[1:])]
+            clause = re.split(r"[.;,]| but | so | and (?=his|her|their)", text[ent.end_char:])[0]
+            if any(cue.search(clause) for cue in self.unknown_cues):
+                if concept.key not in reading.unknown:
+                    reading.unknown.append(concept.key)
+                continue
+            value = concept.negated if ent._.negex else concept.affirmed
+            if value is not None and claim(concept.key, ent.start_char, ent.end_char):
+                reading.facts.append(FactSpan(concept.key, value, ent.start_char, ent.end_char, "concept"))
+        reading.facts.sort(key=lambda f: f.start)
+        return reading
+
+    @staticmethod
+    def _negated_phrase(text: str, start: int) -> bool:
+        """A fixed wording directly after 'no'/'not' ('no progression') states nothing."""
+        return re.search(r"(?:\bno|\bnot|\bwithout|\bnon)[\s-]+$", text[max(0, start - 9):start]) is not None
+
+    def _pattern_value(self, entry: PatternEntry, m: re.Match[str]) -> FactValue | None:
+        if entry.value is not None:
+            return entry.value
+        number = self.number(m.group("n"))
+        if entry.scale is not None:
+            return _in_scale(number, entry.scale)
+        if entry.unit == "from_text":
+            unit = m.group("u")
+            number = _to_unit(number, "mm" if unit.startswith("mil") or unit == "mm" else "cm", entry.key)
+        elif entry.unit is not None:
+            number = _to_unit(number, entry.unit, entry.key)
+        spec = VOCABULARY[entry.key]
+        if spec.minimum is not None and spec.maximum is not None and not spec.minimum <= number <= spec.maximum:
+            return None
+        return round(number, 2)
+
+
+@lru_cache(maxsize=1)
+def clinical_lexicon() -> ClinicalLexicon:
+    """The shipped lexicon, compiled once per process."""
+    return ClinicalLexicon(load_clinical_lexicon())
+
+
+def implied_facts(facts: dict[str, FactValue]) -> dict[str, FactValue]:
+    """``facts`` plus what the lexicon's implications add for keys the question leaves unstated."""
+    out = dict(facts)
+    for rule in clinical_lexicon().data.implications:
+        if all(str(out.get(k)) in values for k, values in rule.when.items()):
+            for key, value in rule.then.items():
+                out.setdefault(key, value)
+    return out
+
+
+def clinical_facts(question: str) -> ClinicalReading:
+    """Facts in clinical shorthand in ``question`` (see the module docstring)."""
+    return clinical_lexicon().read(question)
