@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from dkg.cli.common import app, console, friendly_errors
+from dkg.cli.common import app, cell, console, echo, friendly_errors
 from dkg.errors import BuildError, CurationError
 
 constraint_app = typer.Typer(help="Curate the constraints of decision nodes (audited, versioned, reversible).",
@@ -20,7 +21,8 @@ def _print_reports(reports) -> None:  # type: ignore[no-untyped-def]
     table = Table("guideline", "version", "nodes", "decision", "relations", "status")
     for r in reports:
         status = "up to date (unchanged input, nothing written)" if r.skipped else f"built in {r.seconds:.2f} s"
-        table.add_row(r.guideline, r.version, str(r.nodes), str(r.decision), str(r.relations), status)
+        table.add_row(cell(r.guideline), cell(r.version), str(r.nodes), str(r.decision), str(r.relations),
+                      cell(status))
     console.print(table)
 
 
@@ -53,7 +55,7 @@ def build_command(
     if pipelines:
         from dkg.pipeline import load_pipeline, run_pipelines
 
-        _print_reports(run_pipelines([load_pipeline(p) for p in pipelines], force=force, echo=console.print))
+        _print_reports(run_pipelines([load_pipeline(p) for p in pipelines], force=force, echo=echo))
     inputs: list[BuildInput] = []
     for item in source:
         if "@" not in item:
@@ -79,13 +81,13 @@ def build_command(
 
         with open_graph() as graph:
             _print_reports([build_via_load_csv(graph, inputs[0], get_settings(), force=force,
-                                               on_progress=lambda m: console.print(m))])
+                                               on_progress=echo)])
         return
     if inputs:
         with open_graph() as graph:
             reports = []
             for item in inputs:  # one transaction per guideline version
-                reports += build(graph, [item], force=force, on_progress=lambda m: console.print(m))
+                reports += build(graph, [item], force=force, on_progress=echo)
         _print_reports(reports)
 
 
@@ -102,8 +104,8 @@ def counts_command() -> None:
         table = Table("guideline", "version", "nodes", "decision", "relations", "revision applied")
         for row in versions:
             c = graph_counts(graph, row["g"], row["v"])
-            table.add_row(row["g"], row["v"], str(c["nodes"]), str(c["decision"]), str(c["relations"]),
-                          row["r"] or "")
+            table.add_row(cell(row["g"]), cell(row["v"]), str(c["nodes"]), str(c["decision"]),
+                          str(c["relations"]), cell(row["r"] or ""))
     console.print(table)
 
 
@@ -116,12 +118,12 @@ def _curator(who: str | None):  # type: ignore[no-untyped-def]
 
 
 def _show_change(record) -> None:  # type: ignore[no-untyped-def]
-    console.print(f"[green]change {record.id}[/] on {record.node_uid}: revision {record.rev_before} → "
-                  f"{record.rev_after}")
-    console.print(f"  before: {', '.join(record.before) or 'NULL'}")
-    console.print(f"  after:  {', '.join(record.after) or 'NULL'}")
+    console.print(f"[green]change {escape(record.id)}[/] on {escape(record.node_uid)}: revision "
+                  f"{record.rev_before} → {record.rev_after}", highlight=False)
+    echo(f"  before: {', '.join(record.before) or 'NULL'}")
+    echo(f"  after:  {', '.join(record.after) or 'NULL'}")
     if record.after_content != record.before_content:
-        console.print(f"  wording: {record.before_content!r} → {record.after_content!r}")
+        echo(f"  wording: {record.before_content!r} → {record.after_content!r}")
 
 
 def _curate(node: str, who: str | None, guideline: str | None, version: str | None, page: str | None,
@@ -152,8 +154,12 @@ def find_command(text: str = typer.Argument(..., help="Text contained in the nod
         nodes = curator.find(text, guideline, version, page)
     table = Table("id", "rev", "pages", "content", "constraints")
     for n in nodes:
-        table.add_row(n.uid, str(n.rev), ",".join(n.pages), n.content[:70], ", ".join(n.constraints) or "NULL")
-    console.print(table if nodes else f"no node contains {text!r}")
+        table.add_row(cell(n.uid), str(n.rev), cell(",".join(n.pages)), cell(n.content[:70]),
+                      cell(", ".join(n.constraints) or "NULL"))
+    if nodes:
+        console.print(table)
+    else:
+        echo(f"no node contains {text!r}")
 
 
 @constraint_app.command("show")
@@ -214,10 +220,14 @@ def history_command(node: str = typer.Argument(..., help=NODE_HELP), guideline: 
         records = curator.history(uid)
     table = Table("change", "when", "who", "op", "rev", "before", "after", "reason")
     for r in records:
-        table.add_row(r.id, r.at[:19], r.who, r.op + (f" of {r.rolls_back[:8]}" if r.rolls_back else ""),
-                      f"{r.rev_before}→{r.rev_after}", ", ".join(r.before) or "NULL", ", ".join(r.after) or "NULL",
-                      r.reason)
-    console.print(table if records else f"{uid}: no changes since it was built")
+        table.add_row(cell(r.id), cell(r.at[:19]), cell(r.who),
+                      cell(r.op + (f" of {r.rolls_back[:8]}" if r.rolls_back else "")),
+                      f"{r.rev_before}→{r.rev_after}", cell(", ".join(r.before) or "NULL"),
+                      cell(", ".join(r.after) or "NULL"), cell(r.reason))
+    if records:
+        console.print(table)
+    else:
+        echo(f"{uid}: no changes since it was built")
 
 
 @app.command("rollback")
@@ -271,7 +281,7 @@ def diff_command(old: str = typer.Argument(..., help="Old version: a source .yam
             g.close()
     table = Table("op", "node", "value", "box (old wording)")
     for op in revision.ops:
-        table.add_row(op.op.upper(), op.node, op.value, op.content[:60])
+        table.add_row(op.op.upper(), cell(op.node), cell(op.value), cell(op.content[:60]))
     console.print(table)
     console.print(f"{len(revision.ops)} operation(s) on {len({o.node for o in revision.ops})} node(s)")
     if revision.structural:
@@ -283,7 +293,7 @@ def diff_command(old: str = typer.Argument(..., help="Old version: a source .yam
         console.print("no structural change")
     if json_out:
         json_out.write_text(revision.to_json(), encoding="utf-8")
-        console.print(f"wrote {json_out}")
+        echo(f"wrote {json_out}")
 
 
 @app.command("apply")
@@ -301,5 +311,5 @@ def apply_command(ops: Path = typer.Argument(..., help="Operations written by `d
     graph, curator = _curator(who)
     with graph:
         records = apply_revision(curator, revision, reason or None, allow_structural=ignore_structural)
-    console.print(f"applied {len(revision.ops)} operation(s) as {len(records)} audited change(s) on "
-                  f"{revision.guideline} {revision.old_version} (now at revision {revision.new_version})")
+    echo(f"applied {len(revision.ops)} operation(s) as {len(records)} audited change(s) on "
+         f"{revision.guideline} {revision.old_version} (now at revision {revision.new_version})")

@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from dkg import MEDICAL_DISCLAIMER
 from dkg.errors import DKGError
@@ -37,7 +39,17 @@ def friendly_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except DKGError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}")
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def cell(value: object) -> Text:
+    """A table cell that shows ``value`` verbatim: user, graph and query text is never read as rich markup."""
+    return Text(str(value))
+
+
+def echo(message: str) -> None:
+    """Print a progress or status line verbatim (no rich markup, no highlighting)."""
+    console.print(message, markup=False, highlight=False, soft_wrap=True)

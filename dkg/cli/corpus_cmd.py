@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from dkg.cli.common import app, console, friendly_errors
+from dkg.cli.common import app, cell, console, echo, friendly_errors
 from dkg.corpus import build
 from dkg.corpus.changes import apply_changes, structure
 from dkg.corpus.expand import counts
@@ -62,10 +63,10 @@ def validate(
     failures = 0
     for path in targets:
         try:
-            console.print(f"[green]ok[/]   {path}: {_validate_one(path)}")
+            console.print(f"[green]ok[/]   {escape(str(path))}: {escape(_validate_one(path))}", highlight=False)
         except CorpusError as exc:
             failures += 1
-            console.print(f"[red]FAIL[/] {exc}", highlight=False)
+            console.print(f"[red]FAIL[/] {escape(str(exc))}", highlight=False)
     if failures:
         raise CorpusError(f"{failures} of {len(targets)} file(s) invalid")
 
@@ -75,10 +76,10 @@ def validate(
 def gold(root: Path = ROOT_OPTION) -> None:
     """Write <NEW>.yaml from each change list, then the gold edge/constraint CSVs of every version."""
     for path in build.write_next_versions(root):
-        console.print(f"wrote {path}")
+        echo(f"wrote {path}")
     changed = build.write_all_gold(root)
     for path in changed:
-        console.print(f"wrote {path}")
+        echo(f"wrote {path}")
     if not changed:
         console.print("gold files are up to date")
 
@@ -95,7 +96,7 @@ def render(
     """Render <G>/pdf/<G>-<V>.pdf (vector, text layer) and <G>-<V>-scanned.pdf (images only)."""
     written = build.render_all(root, guideline, scanned=scanned, force=force, dpi=dpi)
     for path in written:
-        console.print(f"wrote {path} ({path.stat().st_size // 1024} KB)")
+        echo(f"wrote {path} ({path.stat().st_size // 1024} KB)")
     if not written:
         console.print("PDFs are up to date (use --force to render anyway)")
 
@@ -112,10 +113,10 @@ def stats(
     for column in ("guideline", "version", "pages", "nodes", "decision", "relations", "constraint changes"):
         table.add_column(column, justify="left" if column in ("guideline", "version") else "right")
     for s in rows:
-        table.add_row(s.guideline, s.version, str(s.pages), str(s.counts.nodes), str(s.counts.decision),
+        table.add_row(cell(s.guideline), cell(s.version), str(s.pages), str(s.counts.nodes), str(s.counts.decision),
                       str(s.counts.relations), "" if s.constraint_changes is None else str(s.constraint_changes))
     console.print(table)
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(build.flat_figures(rows), indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_out}")
+        echo(f"wrote {json_out}")

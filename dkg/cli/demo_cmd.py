@@ -11,10 +11,12 @@ import time
 import uuid
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from dkg import MEDICAL_DISCLAIMER
-from dkg.cli.common import app, console, friendly_errors
+from dkg.cli.common import app, cell, console, echo, friendly_errors
+from dkg.cli.render import print_answer
 from dkg.config import get_settings
 from dkg.graph.db import open_graph
 from dkg.services.neo4j_server import LocalNeo4jServer
@@ -34,22 +36,13 @@ def smoke_round_trip() -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def _dim(message: str) -> None:
+    console.print(message, style="dim", markup=False, highlight=False)
+
+
 def _step(title: str) -> float:
     console.rule(f"[bold]{title}")
     return time.perf_counter()
-
-
-def _print_answer(result, elapsed_ms: float) -> None:  # type: ignore[no-untyped-def]
-    from dkg.cli.retrieval_cmd import print_evidence
-
-    answer = result.answer
-    console.print(f"[bold]route:[/] {answer.route}   [dim]({elapsed_ms:.0f} ms)[/]")
-    if answer.cypher:
-        console.print("[bold]cypher:[/]")
-        console.print(answer.cypher, markup=False, highlight=False)
-    console.print(f"[bold]answer:[/] {answer.answer or answer.no_answer_reason}", highlight=False)
-    if answer.evidence:
-        print_evidence(answer.evidence[:3])
 
 
 @app.command()
@@ -67,14 +60,14 @@ def demo(
 
     t = _step("1. Neo4j")
     if settings.uses_local_neo4j:
-        console.print(LocalNeo4jServer(settings).start().detail)
+        echo(LocalNeo4jServer(settings).start().detail)
     console.print(f"smoke test: wrote and read a node in {smoke_round_trip():.0f} ms")
 
     t = _step("2. Text-to-Cypher model (trained here, reused when its training data is unchanged)")
     from dkg.qa.training import ensure_model
 
-    model_dir = ensure_model(settings, quick=quick_model, on_progress=lambda m: console.print(f"[dim]{m}[/]"))
-    console.print(f"model: {model_dir} ({time.perf_counter() - t:.0f} s)")
+    model_dir = ensure_model(settings, quick=quick_model, on_progress=_dim)
+    echo(f"model: {model_dir} ({time.perf_counter() - t:.0f} s)")
 
     t = _step("3. Build the guidelines: PDF → head–tail edges → constraints → Neo4j")
     from dkg.graph.builder import build, graph_counts
@@ -89,12 +82,13 @@ def demo(
     else:
         from dkg.pipeline import load_pipeline, run_pipelines, shipped_pipelines
 
-        run_pipelines([load_pipeline(p) for p in shipped_pipelines()], echo=console.print)
+        run_pipelines([load_pipeline(p) for p in shipped_pipelines()], echo=echo)
     with open_graph() as graph:
         table = Table("guideline", "version", "nodes", "decision nodes", "relations")
         for row in graph.read("MATCH (g:GuidelineVersion) RETURN g.guideline AS g, g.version AS v ORDER BY g, v"):
             counts = graph_counts(graph, row["g"], row["v"])
-            table.add_row(row["g"], row["v"], str(counts["nodes"]), str(counts["decision"]), str(counts["relations"]))
+            table.add_row(cell(row["g"]), cell(row["v"]), str(counts["nodes"]), str(counts["decision"]),
+                          str(counts["relations"]))
         console.print(table)
         console.print(f"built in {time.perf_counter() - t:.0f} s")
 
@@ -103,11 +97,11 @@ def demo(
 
         for code in ("ALL", "kidney", "bone"):
             revision = diff(Snapshot.from_graph(graph, code, "1.2026"), Snapshot.from_graph(graph, code, "2.2026"))
-            console.print(f"{code} 1.2026 → 2.2026: {len(revision.ops)} constraint operation(s) on "
-                          f"{len({o.node for o in revision.ops})} decision node(s), "
-                          f"{len(revision.structural)} structural difference(s)")
+            echo(f"{code} 1.2026 → 2.2026: {len(revision.ops)} constraint operation(s) on "
+                 f"{len({o.node for o in revision.ops})} decision node(s), "
+                 f"{len(revision.structural)} structural difference(s)")
             for op in revision.ops[:3] if code == "ALL" else []:
-                console.print(f"   {op.op.upper():11s} {op.value[:60]!r} on {op.content[:50]!r}", highlight=False)
+                echo(f"   {op.op.upper():11s} {op.value[:60]!r} on {op.content[:50]!r}")
 
         t = _step("5. Retrieval index: MedQuAD knowledge layer + MiniLM embeddings + vector index")
         from pathlib import Path
@@ -118,10 +112,9 @@ def demo(
 
         retrieval_settings = load_retrieval_settings()
         knowledge = load_knowledge(graph, retrieval_settings.medquad_dir)
-        console.print(f"knowledge layer: {knowledge.diseases} diseases, {knowledge.sections} sections")
-        report = build_index(graph, home=Path(settings.home), hops=retrieval_settings.hops,
-                             on_progress=lambda m: console.print(f"[dim]{m}[/]"))
-        console.print(report.summary())
+        echo(f"knowledge layer: {knowledge.diseases} diseases, {knowledge.sections} sections")
+        report = build_index(graph, home=Path(settings.home), hops=retrieval_settings.hops, on_progress=_dim)
+        echo(report.summary())
 
         t = _step("6. Questions")
         from dkg.answering import hybrid_answer, load_text_to_cypher, sample_retrieval_questions
@@ -131,16 +124,17 @@ def demo(
         retriever = Retriever(graph)
         service, problem = load_text_to_cypher(graph, model_dir=model_dir)
         if problem:
-            console.print(f"[yellow]note:[/] {problem}")
+            console.print(f"[yellow]note:[/] {escape(problem)}", highlight=False)
         questions = [(q, False) for q in sample_questions()]
         questions += [(q, False) for q in sample_retrieval_questions()[:3]]
         questions += [(sample_questions()[0], True)]
         for question, explain in questions:
-            console.print(f"\n[bold cyan]Q:[/] {question}" + ("  [dim](--explain: both routes)[/]" if explain else ""),
-                          highlight=False)
+            console.print(f"\n[bold cyan]Q:[/] {escape(question)}"
+                          + ("  [dim](--explain: both routes)[/]" if explain else ""), highlight=False)
             start = time.perf_counter()
             result = hybrid_answer(graph, question, explain=explain, retriever=retriever, service=service)
-            _print_answer(result, (time.perf_counter() - start) * 1000)
+            print_answer(console, result.answer, elapsed_ms=(time.perf_counter() - start) * 1000,
+                         evidence_limit=3, show_paths=False, show_disclaimer=False)
     console.rule()
     console.print(f"demo finished in {time.perf_counter() - begin:.0f} s")
     console.print(f"[bold yellow]{MEDICAL_DISCLAIMER}[/]")

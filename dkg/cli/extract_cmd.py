@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from dkg.cli.common import app, console, eval_app, friendly_errors
+from dkg.cli.common import app, console, echo, eval_app, friendly_errors
 from dkg.config import PROJECT_ROOT, get_settings
 
 
@@ -42,8 +43,8 @@ def extract(
             rows = extract_file(extractor, edges_csv, output, json_out,
                                 progress=lambda n: progress.advance(task, n))
     with_constraints = sum(1 for r in rows for c in (r.head_constraints, r.tail_constraints) if c)
-    console.print(f"wrote {output} ({len(rows)} edges, {with_constraints} head/tail cells with constraints)"
-                  + (f" and {json_out}" if json_out else ""))
+    echo(f"wrote {output} ({len(rows)} edges, {with_constraints} head/tail cells with constraints)"
+         + (f" and {json_out}" if json_out else ""))
 
 
 @eval_app.command("constraints")
@@ -82,8 +83,9 @@ def eval_constraints(
     console.print(table)
     if show_errors:
         for item, missed, spurious in errors(items, predicted)[:show_errors]:
-            console.print(f"[bold]{item.item_id}[/]: {item.text[:120]}\n  missed {sorted(missed)} "
-                          f"spurious {sorted(spurious)}", markup=True, highlight=False)
+            console.print(f"[bold]{escape(item.item_id)}[/]: {escape(item.text[:120])}\n"
+                          f"  missed {escape(str(sorted(missed)))} spurious {escape(str(sorted(spurious)))}",
+                          highlight=False)
     if json_out:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from dkg.cli.common import app, console, friendly_errors
+from dkg.cli.common import app, console, echo, friendly_errors
 from dkg.config import get_settings
 from dkg.errors import GraphUnavailableError
 from dkg.graph.db import open_graph
@@ -21,8 +21,8 @@ def _external_notice() -> bool:
     settings = get_settings()
     if settings.uses_local_neo4j:
         return False
-    console.print(f"DKG_NEO4J_URI is set ({settings.neo4j_uri}): the platform uses that server and never starts "
-                  "or stops its own.")
+    echo(f"DKG_NEO4J_URI is set ({settings.neo4j_uri}): the platform uses that server and never starts "
+         "or stops its own.")
     return True
 
 
@@ -33,7 +33,7 @@ def start() -> None:
     if _external_notice():
         return
     status = LocalNeo4jServer(get_settings()).start()
-    console.print(f"[green]{status.detail}[/]")
+    console.print(status.detail, style="green", markup=False, highlight=False)
 
 
 @neo4j_app.command()
@@ -42,7 +42,7 @@ def stop() -> None:
     """Stop the local server gracefully (data is kept)."""
     if _external_notice():
         return
-    console.print(LocalNeo4jServer(get_settings()).stop())
+    echo(LocalNeo4jServer(get_settings()).stop())
 
 
 @neo4j_app.command()
@@ -57,10 +57,10 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print machine-rea
             detail, ok = f"external server {settings.neo4j_uri} answers", True
         except GraphUnavailableError as exc:
             detail, ok = str(exc), False
-        console.print(json.dumps({"running": ok, "detail": detail}) if as_json else detail)
+        echo(json.dumps({"running": ok, "detail": detail}) if as_json else detail)
         raise typer.Exit(0 if ok else 3)
     current = LocalNeo4jServer(settings).status()
-    console.print(json.dumps(current.as_dict()) if as_json else current.detail)
+    echo(json.dumps(current.as_dict()) if as_json else current.detail)
     raise typer.Exit(0 if current.running and current.bolt_answers else 3)
 
 
@@ -79,7 +79,7 @@ def install() -> None:
     """Download Neo4j from Maven Central into the cache and compile the launcher (no server start)."""
     server = LocalNeo4jServer(get_settings())
     server.install()
-    console.print(f"Neo4j {server.settings.neo4j_version} is installed in {server.install_dir}")
+    echo(f"Neo4j {server.settings.neo4j_version} is installed in {server.install_dir}")
 
 
 @neo4j_app.command()
@@ -100,5 +100,5 @@ def install_all() -> None:
     settings = get_settings()
     server = LocalNeo4jServer(settings)
     server.install()
-    console.print(f"Neo4j {settings.neo4j_version}: {server.install_dir}")
-    console.print(f"Stanford CoreNLP {settings.corenlp_version}: {ensure_jars(settings)}")
+    echo(f"Neo4j {settings.neo4j_version}: {server.install_dir}")
+    echo(f"Stanford CoreNLP {settings.corenlp_version}: {ensure_jars(settings)}")

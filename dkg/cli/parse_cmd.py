@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from dkg.cli.common import app, console, err_console, eval_app, friendly_errors
+from dkg.cli.common import app, cell, console, echo, err_console, eval_app, friendly_errors
 from dkg.errors import ParseError
 
 
@@ -33,7 +34,7 @@ def parse_command(
         raise ParseError(f"--ocr must be auto, always or never; got {ocr!r}") from None
     with Progress(TextColumn("[bold]parsing[/] {task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as bar:
-        task = bar.add_task(pdf.name, total=None)
+        task = bar.add_task(escape(pdf.name), total=None)
 
         def step(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -43,10 +44,9 @@ def parse_command(
     side = sidecar_path or output.with_suffix(".json")
     write_sidecar(result, side)
     for issue in result.issues:
-        err_console.print(f"[yellow]warning[/] page {issue.page}: {issue.message}")
+        err_console.print(f"[yellow]warning[/] page {issue.page}: {escape(issue.message)}", highlight=False)
     routes = {p.source for p in result.pages}
-    console.print(f"{rows} edges from {len(result.pages)} page(s) ({', '.join(sorted(routes))}) → {output}; "
-                  f"sidecar {side}")
+    echo(f"{rows} edges from {len(result.pages)} page(s) ({', '.join(sorted(routes))}) → {output}; sidecar {side}")
 
 
 @eval_app.command("parse")
@@ -82,7 +82,7 @@ def eval_parse_command(
         for scope, s in scores.items():
             if scope in ("all_fuzzy", "timing"):
                 continue
-            table.add_row(run, scope, f"{s['precision']:.3f}", f"{s['recall']:.3f}", f"{s['f1']:.3f}",
+            table.add_row(cell(run), scope, f"{s['precision']:.3f}", f"{s['recall']:.3f}", f"{s['f1']:.3f}",
                           f"{fuzzy:.3f}" if scope == "all" and fuzzy is not None else "",
                           str(int(s["pred"])), str(int(s["gold"])))
     console.print(table)

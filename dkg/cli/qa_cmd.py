@@ -8,8 +8,9 @@ import time
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
-from dkg.cli.common import app, console, eval_app, friendly_errors
+from dkg.cli.common import app, console, echo, eval_app, friendly_errors
 from dkg.config import PROJECT_ROOT, get_settings
 
 dataset_app = typer.Typer(help="Build the CPG-QA question-answering dataset.", no_args_is_help=True)
@@ -23,7 +24,7 @@ RESULTS = PROJECT_ROOT / "bench" / "results"
 
 
 def _say(message: str) -> None:
-    console.print(f"[dim]{time.strftime('%H:%M:%S')}[/] {message}")
+    console.print(f"[dim]{time.strftime('%H:%M:%S')}[/] {escape(message)}", highlight=False)
 
 
 @dataset_app.command("build")
@@ -38,9 +39,9 @@ def dataset_build(
 
     from dkg.qa.training import ensure_dataset
     items, data_hash = ensure_dataset(get_settings(), quick=quick, on_progress=_say, force=force)
-    splits = Counter(i["split"] for i in items)
-    types = Counter(i["question_type"] for i in items)
-    console.print(f"{len(items)} items (hash {data_hash[:12]}); splits {dict(splits)}; types {dict(types)}")
+    splits = Counter(i.split for i in items)
+    types = Counter(i.question_type.value for i in items)
+    echo(f"{len(items)} items (hash {data_hash[:12]}); splits {dict(splits)}; types {dict(types)}")
 
 
 @train_app.command("cypher")
@@ -55,8 +56,8 @@ def train_cypher(
     folder = ensure_model(get_settings(), quick=quick, on_progress=_say, force=force, max_minutes=max_minutes)
     meta = json.loads((folder / "meta.json").read_text())
     report = meta.get("train_report", {})
-    console.print(f"model in {folder}: dev exact match {meta.get('dev_exact', 0):.3f}, "
-                  f"{report.get('seconds', 0) / 60:.1f} min, {report.get('parameters', 0) / 1e6:.1f}M parameters")
+    echo(f"model in {folder}: dev exact match {meta.get('dev_exact', 0):.3f}, "
+         f"{report.get('seconds', 0) / 60:.1f} min, {report.get('parameters', 0) / 1e6:.1f}M parameters")
 
 
 @train_app.command("baseline")
@@ -69,7 +70,7 @@ def train_baseline(
     """Train the no-DKG baseline (same architecture, question → answer text)."""
     from dkg.qa.training import ensure_baseline
     folder = ensure_baseline(get_settings(), quick=quick, on_progress=_say, force=force, max_minutes=max_minutes)
-    console.print(f"baseline in {folder}")
+    echo(f"baseline in {folder}")
 
 
 @eval_app.command("qa")
@@ -90,16 +91,16 @@ def eval_qa(
     items, _ = ensure_dataset(settings, quick=quick, on_progress=_say)
     model_dir = ensure_model(settings, quick=quick, on_progress=_say)
     baseline = Seq2Seq.load(ensure_baseline(settings, quick=quick, on_progress=_say))
-    versions = {i["guideline"]: i["version"] for i in items}
+    versions = {i.guideline: i.version for i in items}
     with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
         report = evaluate(service, baseline, items, _say, limit or None)
     plot(report["with_dkg"], report["without_dkg"], plot_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))
-    console.print(report["table"])
-    console.print(f"inference p50 {report['infer_p50_ms']:.1f} ms (model + grounding), answer p50 "
-                  f"{report['answer_p50_ms']:.1f} ms (with Neo4j); beam rescues {report['beam_rescues']}; "
-                  f"report {out}, plot {plot_path}")
+    echo(report["table"])
+    echo(f"inference p50 {report['infer_p50_ms']:.1f} ms (model + grounding), answer p50 "
+         f"{report['answer_p50_ms']:.1f} ms (with Neo4j); beam rescues {report['beam_rescues']}; "
+         f"report {out}, plot {plot_path}")
 
 
 @qa_app.command("ask")
@@ -111,10 +112,11 @@ def qa_ask(question: str = typer.Argument(..., help="The question, in quotes."))
     with TextToCypherService(get_settings(), model_dir=MODEL_DIR) as service:
         answer = service.answer(question)
     if answer.no_answer_reason:
-        console.print(f"[yellow]no answer:[/] {answer.no_answer_reason}")
+        console.print(f"[yellow]no answer:[/] {escape(answer.no_answer_reason)}", highlight=False)
     else:
-        console.print(f"[bold]answer:[/] {answer.answer}")
-        console.print(f"[bold]matched:[/] {', '.join(answer.matched_nodes)}")
+        console.print(f"[bold]answer:[/] {escape(answer.answer)}", highlight=False)
+        console.print(f"[bold]matched:[/] {escape(', '.join(answer.matched_nodes))}", highlight=False)
     if answer.cypher:
-        console.print(f"[bold]cypher:[/]\n{answer.cypher}\n[bold]params:[/] {answer.cypher_params}")
+        console.print(f"[bold]cypher:[/]\n{escape(answer.cypher)}\n[bold]params:[/] "
+                      f"{escape(str(answer.cypher_params))}", highlight=False)
     console.print(f"[dim]{answer.timings_ms.get('total', 0):.0f} ms[/]")

@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from dkg.cli.common import app, console, eval_app, friendly_errors
+from dkg.cli.common import app, cell, console, echo, eval_app, friendly_errors
+from dkg.cli.render import print_evidence
 
 
 @app.command("index")
@@ -42,11 +43,11 @@ def index_cmd(
         if knowledge:
             k = load_knowledge(graph, settings.medquad_dir)
             state = "unchanged" if k.skipped else "loaded"
-            console.print(f"knowledge layer {state}: {k.diseases} diseases, {k.sections} sections, "
-                          f"{k.covers} guideline–disease links, {k.described_in} treatment–section links")
+            echo(f"knowledge layer {state}: {k.diseases} diseases, {k.sections} sections, "
+                 f"{k.covers} guideline–disease links, {k.described_in} treatment–section links")
         report = build_index(graph, home=Path(graph.settings.home), models=models, hops=hops or settings.hops,
-                             full=full, on_progress=lambda m: console.print(f"[dim]{m}[/]"))
-    console.print(report.summary())
+                             full=full, on_progress=lambda m: console.print(m, style="dim", markup=False))
+    echo(report.summary())
 
 
 @app.command("retrieve")
@@ -78,24 +79,7 @@ def retrieve_cmd(
     if as_json:
         console.print_json(answer.model_dump_json())
         return
-    print_evidence(answer.evidence)
-
-
-def print_evidence(evidence: list) -> None:  # type: ignore[type-arg]
-    """A table of evidence items: score, kind, source, provenance and the best-matching fields."""
-    from dkg.retrieval.grag import source_of
-
-    table = Table(show_lines=False)
-    for col in ("#", "score", "kind", "source", "seed / hop", "text", "fields"):
-        table.add_column(col, overflow="fold")
-    for i, e in enumerate(evidence, start=1):
-        fields = ", ".join(f"{f} {v:.2f}" for f, v in sorted(e.field_contributions.items(), key=lambda x: -x[1])
-                           if v > 0)
-        prov = "" if e.hop is None else "seed" if e.hop == 0 else f"{e.hop} hop(s) from {e.seed_uid}"
-        text = " ".join(e.content.split())
-        table.add_row(str(i), f"{e.score:.3f}" if e.score is not None else "", e.kind, source_of(e), prov,
-                      text[:160] + ("…" if len(text) > 160 else ""), fields)
-    console.print(table)
+    print_evidence(console, answer.evidence)
 
 
 @eval_app.command("retrieval")
@@ -136,12 +120,12 @@ def eval_retrieval_cmd(
         sections = load_sections(settings.medquad_dir)
         counts = write_sets(medquad_questions(sections) + paraphrase_questions(sections) + heldout_questions(sections)
                             + role_trap_questions(sections) + dkg_questions())
-        console.print(f"wrote question sets: {counts}")
+        echo(f"wrote question sets: {counts}")
     chosen = {name: load_set(name) for name in sets.split(",") if name}
     method_list = [m for m in methods.split(",") if m]
     with open_graph() as graph:
         result = evaluate(Retriever(graph, settings), chosen, method_list, k,
-                          on_progress=lambda m: console.print(f"[dim]{m}[/]"))
+                          on_progress=lambda m: console.print(m, style="dim", markup=False))
     table = Table(title=f"retrieval benchmark (mean [95% CI], {result.seconds:.0f} s)")
     table.add_column("set")
     table.add_column("method")
@@ -152,16 +136,17 @@ def eval_retrieval_cmd(
         for m in method_list:
             keys = [f"{name}.{m}.{x}" for x in ("ndcg@1", "ndcg@10", "p@5", "r@10", "map", "mrr")]
             cells = [f"{s[key]:.3f} [{s[key + '.ci_low']:.2f},{s[key + '.ci_high']:.2f}]" for key in keys]
-            table.add_row(f"{name} ({s[f'{name}.questions']})", m, *cells)
+            table.add_row(cell(f"{name} ({s[f'{name}.questions']})"), cell(m), *cells)
     console.print(table)
     tests = Table(title="paired Wilcoxon on NDCG@10, Benjamini–Hochberg corrected")
     for col in ("set", "a", "b", "mean diff (a−b)", "p", "p (BH)"):
         tests.add_column(col)
     for t in result.tests:
-        tests.add_row(t["set"], t["a"], t["b"], f"{t['mean_diff']:+.3f}", f"{t['p_value']:.3g}", f"{t['p_bh']:.3g}")
+        tests.add_row(cell(t["set"]), cell(t["a"]), cell(t["b"]), f"{t['mean_diff']:+.3f}", f"{t['p_value']:.3g}",
+                      f"{t['p_bh']:.3g}")
     console.print(tests)
     if out is not None:
         flat = {**s, **{f"{t['set']}.{t['a']}_vs_{t['b']}.p_bh": t["p_bh"] for t in result.tests}}
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(flat, indent=1, sort_keys=True))
-        console.print(f"wrote {out}")
+        echo(f"wrote {out}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dkg.cli.common import app, console, friendly_errors
+from dkg.cli.common import app, console, echo, friendly_errors
 
 
 @app.command("serve")
@@ -30,5 +30,5 @@ def serve_cmd(
         raise PortInUseError(f"port {port} on {host} is taken; choose another with --port")
     if not api_settings.principals():
         console.print("[yellow]note:[/] no DKG_API_CURATOR_TOKENS set: the API is read-only")
-    console.print(f"serving on http://{host}:{port}/  (API docs: /docs)")
+    echo(f"serving on http://{host}:{port}/  (API docs: /docs)")
     uvicorn.run(create_app(api_settings=api_settings), host=host, port=port, log_level=log_level, workers=1)
