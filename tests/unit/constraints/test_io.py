@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dkg.constraints.extractor import ConstraintExtractor
-from dkg.constraints.io import read_edges
+from dkg.constraints.io import MAX_CELL_CHARS, read_edges
 from dkg.constraints.run import extract_file
 from dkg.errors import ConstraintError
 
@@ -49,7 +49,7 @@ def test_bad_encoding_named(tmp_path: Path) -> None:
 def test_bad_row_named_and_nothing_written(tmp_path: Path) -> None:
     source = _write(tmp_path / "e.csv", "head,tail\nok,fine\na,b,c,d\n")
     out = tmp_path / "out.csv"
-    with pytest.raises(ConstraintError, match="row 3"):
+    with pytest.raises(ConstraintError, match="line 3 has 4 field\\(s\\) where the header has 2"):
         extract_file(ConstraintExtractor(rules_only=True), source, out)
     assert not out.exists()
 
@@ -79,3 +79,42 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_tree_mode_needs_parser() -> None:
     with pytest.raises(ConstraintError, match="needs a parser"):
         ConstraintExtractor()
+
+
+def test_megabyte_cell_is_read(tmp_path: Path) -> None:
+    big = "chemotherapy " * 80_000  # about 1 MB, beyond the csv module's default 128 KiB field limit
+    edges, _ = read_edges(_write(tmp_path / "e.csv", f'head,tail\n"{big}",Observation\n'))
+    assert edges[0].head == big and edges[0].tail == "Observation"
+
+
+def test_cell_beyond_the_bound_is_named_not_a_traceback(tmp_path: Path) -> None:
+    huge = "x" * (MAX_CELL_CHARS + 1)
+    with pytest.raises(ConstraintError, match=f"line 3: a cell is longer than {MAX_CELL_CHARS:,} characters"):
+        read_edges(_write(tmp_path / "e.csv", f"head,tail\nok,fine\n{huge},y\n"))
+
+
+def test_unterminated_quote_names_the_line_it_opens_on(tmp_path: Path) -> None:
+    source = _write(tmp_path / "e.csv", 'head,tail\nok,fine\n"Age under 40?,Pediatric regimen\nx,y\n')
+    with pytest.raises(ConstraintError, match="line 3: a quoted cell .* never closed .*unterminated") as info:
+        read_edges(source)
+    assert "fields where the header" not in str(info.value)
+
+
+def test_stray_quote_inside_a_cell_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConstraintError, match="line 2: malformed CSV"):
+        read_edges(_write(tmp_path / "e.csv", 'head,tail\n"a"b,c\n'))
+
+
+def test_line_numbers_count_multi_line_cells(tmp_path: Path) -> None:
+    source = _write(tmp_path / "e.csv", 'head,tail\n"two\nlines",x\na,b,c\n')
+    with pytest.raises(ConstraintError, match="line 4 has 3 field\\(s\\) where the header has 2"):
+        read_edges(source)
+    edges, _ = read_edges(_write(tmp_path / "ok.csv", 'head,tail\n"two\nlines",x\n'))
+    assert edges[0].head == "two\nlines"
+
+
+def test_too_few_fields_named(tmp_path: Path) -> None:
+    with pytest.raises(ConstraintError, match="line 2 has 1 field\\(s\\) .*needs a head and a tail"):
+        read_edges(_write(tmp_path / "e.csv", "head,tail,label\nonly\n"))
+    edges, has_label = read_edges(_write(tmp_path / "ok.csv", "head,tail,label\na,b\n"))
+    assert has_label and edges[0].label == ""
