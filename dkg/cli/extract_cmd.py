@@ -24,15 +24,22 @@ def extract(
                                 "(head,head_constraints,tail,tail_constraints)."),
     json_out: Path | None = typer.Option(None, "--json-out", help="Also write typed constraints as JSON here."),
     rules_only: bool = typer.Option(False, "--rules-only", help="Apply the rules to the flat words, no parse tree."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write header-only outputs and exit 0 when the "
+                                                                  "CSV has no rows."),
 ) -> None:
     """Extract patient constraints for every head and tail sentence (CoreNLP constituency parse + rules).
 
-    The output is written only when every row succeeded (temporary file, then rename).
+    The output is written only when every row succeeded (temporary file, then rename). A CSV without rows
+    is refused (nothing written) unless --allow-empty.
     """
     from dkg.constraints.io import read_edges
     from dkg.constraints.run import extract_file, open_extractor
+    from dkg.errors import ConstraintError
 
     edges, _ = read_edges(edges_csv)
+    if not edges and not allow_empty:
+        raise ConstraintError(f"{edges_csv} has a header but no edge rows, so there is nothing to extract; nothing "
+                              "written (--allow-empty writes the header-only outputs anyway)")
     total = len({e.head for e in edges} | {e.tail for e in edges})
     settings = get_settings()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -12,6 +13,7 @@ from rich.table import Table
 
 from dkg.cli.common import app, cell, console, echo, err_console, eval_app, friendly_errors
 from dkg.errors import ParseError
+from dkg.parsing.models import ParseResult
 
 
 @app.command("parse")
@@ -23,10 +25,15 @@ def parse_command(
     ocr: str = typer.Option("auto", "--ocr", help="auto: OCR pages without a text layer; always; never."),
     dpi: int = typer.Option(300, "--dpi", min=72, max=600, help="Rasterisation resolution for OCR pages."),
     sidecar_path: Path = typer.Option(None, "--json", help="Sidecar path (default: OUTPUT with .json)."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the (header-only) CSV and exit 0 even "
+                                                                  "when no page has a flowchart."),
 ) -> None:
-    """Parse flowchart pages into one CSV row per arrow (head box text → tail box text)."""
+    """Parse flowchart pages into one CSV row per arrow (head box text → tail box text).
+
+    Nothing is written when the PDF cannot be read, or when no page holds a flowchart (unless --allow-empty).
+    """
     from dkg.parsing import OCRMode, parse_pdf
-    from dkg.parsing.output import write_csv, write_sidecar
+    from dkg.parsing.output import issue_summary, write_csv, write_sidecar
 
     try:
         mode = OCRMode(ocr)
@@ -40,13 +47,25 @@ def parse_command(
             bar.update(task, completed=done, total=total)
 
         result = parse_pdf(pdf, pages=pages, ocr=mode, progress=step, dpi=dpi)
-    rows = write_csv(result, output)
+    if not result.edges and not allow_empty:
+        raise ParseError(f"no flowchart found in {pdf}: {_why_empty(result)}; nothing written "
+                         "(--allow-empty writes the empty CSV anyway)")
     side = sidecar_path or output.with_suffix(".json")
+    rows = write_csv(result, output)
     write_sidecar(result, side)
-    for issue in result.issues:
-        err_console.print(f"[yellow]warning[/] page {issue.page}: {escape(issue.message)}", highlight=False)
+    for line in issue_summary(result):
+        err_console.print(f"[yellow]warning[/] {escape(line)}", highlight=False, soft_wrap=True)
     routes = {p.source for p in result.pages}
     echo(f"{rows} edges from {len(result.pages)} page(s) ({', '.join(sorted(routes))}) → {output}; sidecar {side}")
+
+
+def _why_empty(result: ParseResult) -> str:
+    """'300 of 300 page(s) parsed, none with boxes joined by arrows (300 blank)'."""
+    reasons = Counter("blank" if p.source == "blank" else "unreadable" if p.source == "error"
+                      else "no boxes" if not p.boxes else "boxes but no arrows" for p in result.pages)
+    detail = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
+    return (f"{len(result.pages)} of {result.page_count} page(s) parsed, none with boxes joined by arrows "
+            f"({detail})")
 
 
 @eval_app.command("parse")

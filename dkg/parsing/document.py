@@ -38,6 +38,11 @@ LINK_TEXT = re.compile(
 )
 FOOTNOTE_LINE = re.compile(r"^([a-z]{1,2}|\d{1,2})[.)]?\s+(\S.*)$|^([a-z])(?=[A-Z][a-z])(\S.*)$")
 MIN_TEXT_CHARS = 8
+# A page without a text layer whose 72-dpi render has no pixel darker than this grey is blank: a hairline
+# (0.25 pt) still renders at about 190 there.
+BLANK_CHECK_DPI = 72
+BLANK_MIN_GREY = 250
+BLANK_PAGE = "blank page (no text layer, no ink); nothing to parse"
 GLYPH_MATCH_MIN = 0.6
 GLYPH_MATCH_MARGIN = 0.05
 VOTE_MIN = 0.75
@@ -136,6 +141,9 @@ class DocumentParser:
             has_text = self.ocr is not OCRMode.ALWAYS and sum(
                 1 for c in page.chars if c.get("text", "").strip()) >= MIN_TEXT_CHARS
             if self.ocr is OCRMode.ALWAYS or (self.ocr is OCRMode.AUTO and not has_text):
+                if not has_text and self._is_blank(index):
+                    return _PageState(index, PageLayout([], [], [], [], [], None, []), "blank",
+                                      time.perf_counter() - start, [BLANK_PAGE], [])
                 prims = self._ocr_primitives(index, float(page.width), float(page.height))
                 for link in extract_primitives(page, self.index_by_objid).links:
                     prims.links.append(link)
@@ -163,8 +171,12 @@ class DocumentParser:
 
         return raster_primitives(self._render(index), index + 1, width, height)
 
-    def _render(self, index: int) -> Any:
-        """Greyscale numpy image of page ``index`` at the parser's dpi."""
+    def _is_blank(self, index: int) -> bool:
+        """Whether page ``index`` has no ink at all (a coarse render, so a blank scan costs no OCR)."""
+        return bool(self._render(index, BLANK_CHECK_DPI).min() >= BLANK_MIN_GREY)
+
+    def _render(self, index: int, dpi: int | None = None) -> Any:
+        """Greyscale numpy image of page ``index`` at ``dpi`` (default: the parser's dpi)."""
         if self._pdfium is None:
             import pypdfium2 as pdfium
 
@@ -172,7 +184,7 @@ class DocumentParser:
             self._stack.callback(self._pdfium.close)
         page = self._pdfium[index]
         try:
-            image = page.render(scale=self.dpi / 72, grayscale=True).to_numpy()
+            image = page.render(scale=(dpi or self.dpi) / 72, grayscale=True).to_numpy()
         finally:
             page.close()
         return image[:, :, 0] if image.ndim == 3 else image
@@ -521,9 +533,10 @@ def reconcile_document_notes(doc: DocumentParser) -> None:
                               for e in entries if e.keyed) if once else frozenset()
         repair_ocr_markers(state, elsewhere)
     notes = {state.index: _page_notes(state) for state in states}
-    cited = [(piece, Citation(word, piece.keys[0], notes[state.index]))
-             for state in states for word, piece in _markers_after_words(state) if len(piece.keys) == 1]
-    for (piece, _), key in zip(cited, keys_by_cited_word([cite for _, cite in cited]), strict=True):
+    word_citations = [(piece, Citation(word, piece.keys[0], notes[state.index]))
+                      for state in states for word, piece in _markers_after_words(state) if len(piece.keys) == 1]
+    for (piece, _), key in zip(word_citations, keys_by_cited_word([cite for _, cite in word_citations]),
+                               strict=True):
         piece.keys = (key,)
 
 
@@ -669,13 +682,14 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
         resolved[box.id] = target
     seen: set[tuple[str, str, str]] = set()
     used: set[str] = set()
-    for ci, raw in enumerate(layout.connectors):
+    for ci, raw_connector in enumerate(layout.connectors):
         cid = f"p{number}-c{ci + 1}"
         labels = {}
-        for target_index, blocks in raw.labels.items():
+        for target_index, blocks in raw_connector.labels.items():
             labels[layout.boxes[target_index].id] = collapse(" ".join(render(b, notes, known)[1] for b in blocks))
-        connector = Connector(cid, [layout.boxes[s].id for s in raw.sources],
-                              [layout.boxes[t].id for t in raw.targets], raw.segments, raw.kind, labels)
+        connector = Connector(cid, [layout.boxes[s].id for s in raw_connector.sources],
+                              [layout.boxes[t].id for t in raw_connector.targets], raw_connector.segments,
+                              raw_connector.kind, labels)
         page.connectors.append(connector)
         for source_id in connector.sources:
             for target_id in connector.targets:
@@ -698,7 +712,8 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
                 ))
                 page.originals.append((head_box.original, tail_box.original))
     if not page.boxes:
-        issues.append("no flowchart boxes found on this page; no edges")
+        if state.source != "blank":
+            issues.append("no flowchart boxes found on this page; no edges")
     elif not page.connectors:
         issues.append(f"{len(page.boxes)} boxes but no arrows between them; no edges for this page")
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,31 @@ def write_csv(result: ParseResult, path: str | Path) -> int:
                                  "tail_original": tail_original})
                 rows += 1
     return rows
+
+
+def page_spans(pages: list[int]) -> str:
+    """``[1, 2, 3, 7]`` → ``'1–3, 7'``.
+
+    >>> page_spans([4, 1, 2, 3, 9])
+    '1–4, 9'
+    """
+    spans = []
+    for _, run in itertools.groupby(enumerate(sorted(set(pages))), key=lambda item: item[1] - item[0]):
+        numbers = [number for _, number in run]
+        spans.append(str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}–{numbers[-1]}")
+    return ", ".join(spans)
+
+
+def issue_summary(result: ParseResult) -> list[str]:
+    """The parse warnings with identical messages merged: ``'pages 2–300 (299 pages): blank page …'``."""
+    pages_by_message: dict[str, list[int]] = {}
+    for issue in result.issues:
+        pages_by_message.setdefault(issue.message, []).append(issue.page)
+    lines = []
+    for message, pages in pages_by_message.items():
+        where = f"page {pages[0]}" if len(set(pages)) == 1 else f"pages {page_spans(pages)} ({len(set(pages))} pages)"
+        lines.append(f"{where}: {message}")
+    return lines
 
 
 def sidecar(result: ParseResult) -> dict[str, Any]:
