@@ -3,6 +3,8 @@
 Layout under ``settings.neo4j_dir`` (the project's data folder)::
 
     password      generated on first start, mode 600
+
+Everything in it is private to the user (folders 700, files 600, the server runs with umask 077).
     neo4j.conf    written on every start from the settings
     home/         the DBMS home: databases and transaction logs (persist between runs)
     server.json   pid, port and version of the running server
@@ -34,6 +36,9 @@ from dkg.services.maven import fetch_artifacts
 
 LAUNCHER_CLASS = "Neo4jLauncher"
 READY_MARKER = "DKG-NEO4J-READY"
+PRIVATE_DIR_MODE = 0o700  # the store holds the graph and, in the system database, the password hash
+PRIVATE_FILE_MODE = 0o600
+CHILD_UMASK = 0o077  # files the server creates are the user's alone
 PORT_RELEASE_S = 15.0  # how long a restart waits for a just-killed server to release its Bolt port
 
 
@@ -88,6 +93,23 @@ def _wait_port_released(pid: int, port: int, timeout_s: float = PORT_RELEASE_S) 
         if not os.path.exists(f"/proc/{pid}"):  # gone entirely: whatever holds the port now is someone else
             break
         time.sleep(0.1)
+
+
+def make_private(root: Path) -> None:
+    """Make ``root`` and everything under it readable by its owner only (folders 700, files 600). Symbolic
+    links are not followed."""
+    if not root.exists():
+        return
+    root.chmod(PRIVATE_DIR_MODE)
+    for folder, dirs, files in os.walk(root):
+        for name in dirs:
+            path = Path(folder, name)
+            if not path.is_symlink():
+                path.chmod(PRIVATE_DIR_MODE)
+        for name in files:
+            path = Path(folder, name)
+            if not path.is_symlink():
+                path.chmod(PRIVATE_FILE_MODE)
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
@@ -241,14 +263,16 @@ class LocalNeo4jServer:
             "-cp", str(classpath), LAUNCHER_CLASS, str(self.home), str(self.conf_file), str(self.password_file),
         ]
         log = open(self.log_file, "ab")  # noqa: SIM115 (handed to the child; closed below)
+        make_private(self.dir)  # also tightens a store written before the server ran with CHILD_UMASK
         log_offset = log.tell()
         try:
             process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
+                                       start_new_session=True, umask=CHILD_UMASK)
         finally:
             log.close()
         state = ServerState(process.pid, port, self.settings.neo4j_version, time.time())
         self.state_file.write_text(json.dumps(asdict(state)))
+        self.state_file.chmod(PRIVATE_FILE_MODE)
         return self._wait_ready(process.pid, process, log_offset)
 
     def _wait_ready(self, pid: int, process: subprocess.Popen[bytes] | None, log_offset: int = 0) -> ServerStatus:

@@ -85,3 +85,22 @@ def test_port_in_use_is_reported_not_hung(server: LocalNeo4jServer) -> None:
         with pytest.raises(PortInUseError, match=str(LIFECYCLE_PORT)):
             server.start()
     assert not server.status().running
+
+
+def _readable_by_others(root: Path) -> list[str]:
+    paths = [root, *root.rglob("*")]
+    return [f"{oct(p.stat().st_mode & 0o777)} {p}" for p in paths if not p.is_symlink() and p.stat().st_mode & 0o077]
+
+
+def test_the_store_is_private_to_the_user(server: LocalNeo4jServer) -> None:
+    # a store left by an older version: world-readable folders and files
+    old = server.home / "left-by-an-older-version"
+    old.mkdir(parents=True)
+    (old / "store").write_text("x")
+    os.chmod(old, 0o755)
+    os.chmod(old / "store", 0o644)
+    server.start()
+    with Graph(server.settings) as graph:  # the server writes store files, transaction logs and the system db
+        graph.write("CREATE (:Lifecycle {name: $name})", {"name": "private"})
+    assert any(server.home.rglob("neostore*")), "the test expects Neo4j's store files under the home folder"
+    assert _readable_by_others(server.dir) == []
