@@ -30,11 +30,16 @@ def parse_command(
 ) -> None:
     """Parse flowchart pages into one CSV row per arrow (head box text → tail box text).
 
-    Nothing is written when the PDF cannot be read, or when no page holds a flowchart (unless --allow-empty).
+    Nothing is written when the PDF cannot be read, or when no page holds a flowchart (unless --allow-empty);
+    the CSV and its sidecar are written to temporary files and renamed once both are complete.
     """
     from dkg.parsing import OCRMode, parse_pdf
-    from dkg.parsing.output import issue_summary, write_csv, write_sidecar
+    from dkg.parsing.output import issue_summary, write_outputs
 
+    side = sidecar_path or output.with_suffix(".json")
+    if side.resolve() == output.resolve():
+        raise ParseError(f"the CSV and its sidecar would both be {output}; give the CSV a .csv name or the sidecar "
+                         "another path with --json")
     try:
         mode = OCRMode(ocr)
     except ValueError:
@@ -50,9 +55,7 @@ def parse_command(
     if not result.edges and not allow_empty:
         raise ParseError(f"no flowchart found in {pdf}: {_why_empty(result)}; nothing written "
                          "(--allow-empty writes the empty CSV anyway)")
-    side = sidecar_path or output.with_suffix(".json")
-    rows = write_csv(result, output)
-    write_sidecar(result, side)
+    rows = write_outputs(result, output, side)
     for line in issue_summary(result):
         err_console.print(f"[yellow]warning[/] {escape(line)}", highlight=False, soft_wrap=True)
     routes = {p.source for p in result.pages}

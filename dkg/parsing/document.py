@@ -27,6 +27,7 @@ from dkg.parsing.models import (
 )
 from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
 from dkg.parsing.textlayout import Line, TextBlock, collapse, render, words_of
+from dkg.services.tesseract import TesseractNotFoundError
 from dkg.types import HeadTailEdge
 
 log = logging.getLogger(__name__)
@@ -157,6 +158,9 @@ class DocumentParser:
             links = list(prims.links)
         except ParseError:
             raise
+        except TesseractNotFoundError as exc:
+            raise ParseError(f"page {index + 1} has no text layer and needs OCR, but {exc}; or parse with "
+                             "--ocr never to skip such pages") from None
         except Exception as exc:  # pdfminer/pdfium raise many types on damaged content streams
             log.debug("page %s failed", index + 1, exc_info=True)
             issues.append(f"page could not be read ({type(exc).__name__}: {exc}); skipped")

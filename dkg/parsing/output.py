@@ -3,30 +3,78 @@
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from dkg.errors import ParseError
 from dkg.parsing.models import ParseResult
 from dkg.types import HEAD_TAIL_COLUMNS
 
 CSV_COLUMNS: tuple[str, ...] = (*HEAD_TAIL_COLUMNS, "head_original", "tail_original")
 
 
-def write_csv(result: ParseResult, path: str | Path) -> int:
-    """Write one row per edge; return the number of rows."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def render_csv(result: ParseResult) -> tuple[str, int]:
+    """The head–tail CSV text (one row per edge) and its number of rows."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(CSV_COLUMNS))
+    writer.writeheader()
     rows = 0
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(CSV_COLUMNS))
-        writer.writeheader()
-        for page in result.pages:
-            for edge, (head_original, tail_original) in zip(page.edges, page.originals, strict=True):
-                writer.writerow({**edge.model_dump(), "head_original": head_original,
-                                 "tail_original": tail_original})
-                rows += 1
+    for page in result.pages:
+        for edge, (head_original, tail_original) in zip(page.edges, page.originals, strict=True):
+            writer.writerow({**edge.model_dump(), "head_original": head_original, "tail_original": tail_original})
+            rows += 1
+    return buffer.getvalue(), rows
+
+
+def write_csv(result: ParseResult, path: str | Path) -> int:
+    """Write one row per edge (atomically: a temporary file renamed on success); return the number of rows."""
+    text, rows = render_csv(result)
+    atomic_write(Path(path), text)
+    return rows
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it: a failed write leaves no partial file."""
+    write_all({path: text})
+
+
+def write_all(texts: dict[Path, str]) -> None:
+    """Write every file to a temporary file beside it, then rename them all; on a failure none is replaced
+    (renames are atomic, so only a failure between two renames could leave the first one done) and a
+    :class:`ParseError` names the file."""
+    temporary: dict[Path, str] = {}
+    try:
+        for path, text in texts.items():
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                handle, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".part", dir=path.parent)
+                temporary[path] = tmp
+                with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+                    out.write(text)
+            except OSError as exc:
+                raise ParseError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
+        for path in temporary:
+            if path.is_dir():
+                raise ParseError(f"cannot write {path}: it is a folder; give a file name; nothing was written")
+        for path, tmp in temporary.items():
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise ParseError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        for tmp in temporary.values():
+            Path(tmp).unlink(missing_ok=True)
+
+
+def write_outputs(result: ParseResult, csv_path: Path, sidecar_path: Path) -> int:
+    """Write the CSV and its sidecar together (:func:`write_all`); return the CSV's rows."""
+    text, rows = render_csv(result)
+    write_all({csv_path: text, sidecar_path: json.dumps(sidecar(result), indent=1, ensure_ascii=False)})
     return rows
 
 
@@ -85,5 +133,5 @@ def sidecar(result: ParseResult) -> dict[str, Any]:
 
 
 def write_sidecar(result: ParseResult, path: str | Path) -> None:
-    """Write :func:`sidecar` as indented JSON."""
-    Path(path).write_text(json.dumps(sidecar(result), indent=1, ensure_ascii=False), encoding="utf-8")
+    """Write :func:`sidecar` as indented JSON (atomically)."""
+    atomic_write(Path(path), json.dumps(sidecar(result), indent=1, ensure_ascii=False))
