@@ -78,13 +78,13 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
                      "Question → query head (guideline, treatment phrase, fact slots, query body) for the DKG.")
     write_model_card(base_dir, ROOT / "models" / "baseline-answer.md", "Baseline without the DKG (CPG-QA)",
                      "Same architecture trained question → answer text; no graph at question time.")
-    versions = {i["guideline"]: i["version"] for i in items}
+    versions = {i.guideline: i.version for i in items}
     meta = json.loads((model_dir / "meta.json").read_text())
     base_meta = json.loads((base_dir / "meta.json").read_text())
     with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
         report = evaluate(service, Seq2Seq.load(base_dir), items, say, args.limit or None)
         # latency: median over 3 passes of the p50 on 100 test questions
-        sample = [i["QUESTION"] for i in items if i["split"] == "test"][:100]
+        sample = [i.question for i in items if i.split == "test"][:100]
         p50s, totals, cpus = [], [], []
         for _ in range(3):
             infer, total, cpu = [], [], []
@@ -98,7 +98,7 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
             cpus.append(percentile(cpu, 0.5))
         # the same sample decoded by the fp32 model in this process: the int8 speed-up and top-beam agreement
         fp32 = Seq2Seq.load(model_dir)
-        test_questions = [i["QUESTION"] for i in items if i["split"] == "test"][: args.limit or None]
+        test_questions = [i.question for i in items if i.split == "test"][: args.limit or None]
         agree = sum(fp32.beam_search(q, beams=service.beams)[0] == service.model.beam_search(q, beams=service.beams)[0]
                     for q in test_questions)
         decode_ms: dict[str, float] = {}

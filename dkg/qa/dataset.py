@@ -12,12 +12,15 @@ import gzip
 import hashlib
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dkg.config import PROJECT_ROOT
+from dkg.errors import QAError
 from dkg.graph.db import Graph
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import GUIDELINE_NAMES, SURFACE, Facts, band_value, detect_guidelines, extract_facts
@@ -30,6 +33,37 @@ GENERATOR_VERSION = "1"  # bump when a change to the generator, frames or querie
 DATASET_PATH = PROJECT_ROOT / "datasets" / "qa" / "cpg-qa.json.gz"
 DEFAULT_VERSIONS = {"ALL": "1.2026", "kidney": "1.2026", "bone": "1.2026"}
 SPLITS = ("train", "dev", "test", "test_unseen")
+Split = Literal["train", "dev", "test", "test_unseen"]
+
+
+class DatasetError(QAError):
+    """A saved CPG-QA file is not a list of valid items."""
+
+
+class QAItem(BaseModel):
+    """One verified CPG-QA item. The aliases are the keys of the saved JSON (the reference dataset's
+    ``QUESTION``/``ANSWER``/``QUERY``/``PARAMS``/``Expected_Node``/``DKG_response`` plus our own fields)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    id: int = Field(ge=0, description="position in the dataset")
+    question: str = Field(alias="QUESTION", min_length=1)
+    answer: str = Field(alias="ANSWER", min_length=1, description="the answer text rendered from the rows")
+    query: str = Field(alias="QUERY", min_length=1, description="the executable Cypher of the target")
+    params: dict[str, float | str] = Field(alias="PARAMS", description="the query's parameters")
+    expected_node: str = Field(alias="Expected_Node", min_length=1, description="uid of the answer node")
+    dkg_response: list[str] = Field(alias="DKG_response", description="uids the query returned on the graph")
+    guideline: str = Field(min_length=1)
+    version: str = Field(min_length=1)
+    question_type: QuestionType
+    scenario_id: str = Field(min_length=1, description="items of one scenario share a split")
+    template_id: str = Field(min_length=1, description="the question frame (dkg.qa.templates.FRAMES)")
+    split: Split
+    target: str = Field(min_length=1, description="what the model learns to emit (the query head)")
+
+    def record(self) -> dict[str, Any]:
+        """The item as saved: JSON types, alias keys."""
+        return self.model_dump(mode="json", by_alias=True)
 
 
 @dataclass(frozen=True)
@@ -317,35 +351,34 @@ class DatasetBuilder:
 
     def _item(self, qtype: QuestionType, guideline: str, version: str, question: str, sketch: QuerySketch,
               facts: Facts, expected: str, rows: list[dict[str, Any]], scenario: str, frame: str, split: str,
-              treatment: str | None) -> dict[str, Any]:
-        return {
+              treatment: str | None) -> QAItem:
+        return QAItem.model_validate({
+            "id": 0,  # numbered in build()
             "QUESTION": question, "ANSWER": answer_text(qtype, rows, treatment), "QUERY": sketch.cypher(),
             "PARAMS": sketch.params(facts, version), "Expected_Node": expected,
             "DKG_response": [r["uid"] for r in rows], "guideline": guideline, "version": version,
             "question_type": qtype.value, "scenario_id": scenario, "template_id": frame, "split": split,
             "target": model_target(sketch),
-        }
+        })
 
     def _roundtrip_ok(self, question: str, guideline: str, facts: Facts) -> bool:
         found = detect_guidelines(question)
         return extract_facts(question) == facts and bool(found) and found[0] == guideline
 
-    def build(self) -> list[dict[str, Any]]:
+    def build(self) -> list[QAItem]:
         """All verified items (deterministic for a given config and graph)."""
-        items: list[dict[str, Any]] = []
+        items: list[QAItem] = []
         for guideline, version in self.config.versions:
             view = GraphView.load(self.graph, guideline, version)
             self.on_progress(f"{guideline} {version}: {len(view.nodes)} nodes")
             items += self._patient_items(view)
             items += self._conditions_items(view)
-        for i, item in enumerate(items):
-            item["id"] = i
         self.stats["kept"] = len(items)
-        return items
+        return [item.model_copy(update={"id": i}) for i, item in enumerate(items)]
 
-    def _patient_items(self, view: GraphView) -> list[dict[str, Any]]:
+    def _patient_items(self, view: GraphView) -> list[QAItem]:
         rng = random.Random(f"{self.config.seed}|{view.guideline}|patients")
-        items: list[dict[str, Any]] = []
+        items: list[QAItem] = []
         seen: set[str] = set()
         all_phrases = sorted({p for n in view.nodes.values() if not n["decision"]
                               for p in _treatment_phrases(n["options"] or [])})
@@ -378,10 +411,10 @@ class DatasetBuilder:
         return items
 
     def _scenario_items(self, view: GraphView, scenario: str, facts: Facts, bands: dict[str, tuple[int, int]],
-                        target: dict[str, Any], all_phrases: list[str], rng: random.Random) -> list[dict[str, Any]]:
+                        target: dict[str, Any], all_phrases: list[str], rng: random.Random) -> list[QAItem]:
         split = _scenario_split(scenario)
         keys = tuple(sorted(facts))
-        out: list[dict[str, Any]] = []
+        out: list[QAItem] = []
         sketch = QuerySketch(QuestionType.NEXT_STEP, view.guideline, keys)
         rows = self._run(sketch, facts, view.version)
         if [r["uid"] for r in rows] != [target["uid"]]:
@@ -420,9 +453,9 @@ class DatasetBuilder:
                                   scenario, frame, item_split, treat))
         return out
 
-    def _conditions_items(self, view: GraphView) -> list[dict[str, Any]]:
+    def _conditions_items(self, view: GraphView) -> list[QAItem]:
         rng = random.Random(f"{self.config.seed}|{view.guideline}|conditions")
-        items: list[dict[str, Any]] = []
+        items: list[QAItem] = []
         phrases = sorted({p for n in view.nodes.values() if not n["decision"]
                           for p in _treatment_phrases(n["options"] or [])})
         for phrase in phrases:
@@ -452,22 +485,44 @@ class DatasetBuilder:
         return items
 
 
-def save_dataset(items: list[dict[str, Any]], path: Path = DATASET_PATH) -> str:
+def _canonical_json(items: Sequence[QAItem]) -> str:
+    return json.dumps([item.record() for item in items], ensure_ascii=False, sort_keys=True, indent=0)
+
+
+def save_dataset(items: Sequence[QAItem], path: Path = DATASET_PATH) -> str:
     """Write the items as gzip JSON (deterministic bytes); returns the sha256 of the JSON text."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(items, ensure_ascii=False, sort_keys=True, indent=0)
+    text = _canonical_json(items)
     with gzip.GzipFile(path, "wb", mtime=0) as fh:
         fh.write(text.encode())
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def load_dataset(path: Path = DATASET_PATH) -> list[dict[str, Any]]:
-    """The items of a saved dataset."""
+def parse_items(records: object, source: str) -> list[QAItem]:
+    """The records of a saved dataset as items; a :class:`DatasetError` names the first bad item and fields."""
+    if not isinstance(records, list):
+        raise DatasetError(f"{source}: expected a JSON list of items, found {type(records).__name__}; "
+                           "regenerate it with `dkg dataset build --force`")
+    items = []
+    for n, record in enumerate(records):
+        try:
+            items.append(QAItem.model_validate(record))
+        except ValidationError as exc:
+            ident = f" (id {record['id']!r})" if isinstance(record, dict) and "id" in record else ""
+            problems = "; ".join(f"field {'.'.join(str(p) for p in e['loc']) or '(item)'!r}: {e['msg']}"
+                                 for e in exc.errors())
+            raise DatasetError(f"{source}: item {n}{ident} is invalid: {problems}; regenerate the file with "
+                               "`dkg dataset build --force`") from exc
+    return items
+
+
+def load_dataset(path: Path = DATASET_PATH) -> list[QAItem]:
+    """The items of a saved dataset, each validated."""
     with gzip.open(path, "rt", encoding="utf-8") as fh:
-        data: list[dict[str, Any]] = json.load(fh)
-    return data
+        records = json.load(fh)
+    return parse_items(records, str(path))
 
 
-def dataset_hash(items: list[dict[str, Any]]) -> str:
+def dataset_hash(items: Sequence[QAItem]) -> str:
     """sha256 of the items' canonical JSON (the training-data hash)."""
-    return hashlib.sha256(json.dumps(items, ensure_ascii=False, sort_keys=True, indent=0).encode()).hexdigest()
+    return hashlib.sha256(_canonical_json(items).encode()).hexdigest()

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dkg.qa.dataset import QAItem
 from dkg.qa.metrics import accuracy, same_text, text_scores
 from dkg.qa.seq2seq import Seq2Seq
 from dkg.qa.service import TextToCypherService
@@ -18,17 +19,17 @@ from dkg.qa.service import TextToCypherService
 Progress = Callable[[str], None]
 
 
-def run_with_dkg(service: TextToCypherService, items: list[dict[str, Any]], say: Progress) -> list[dict[str, Any]]:
+def run_with_dkg(service: TextToCypherService, items: list[QAItem], say: Progress) -> list[dict[str, Any]]:
     """One result row per item: predicted answer text, matched nodes, correctness and latency."""
-    out = []
+    out: list[dict[str, Any]] = []
     for n, item in enumerate(items, 1):
-        answer = service.answer(item["QUESTION"])
+        answer = service.answer(item.question)
         t = answer.timings_ms
         out.append({
-            "id": item["id"], "prediction": answer.answer, "reference": item["ANSWER"],
-            "correct": answer.matched_nodes == [item["Expected_Node"]], "path": service.last_path,
-            "no_answer": answer.no_answer_reason, "split": item["split"], "question_type": item["question_type"],
-            "guideline": item["guideline"], "infer_ms": t.get("generate", 0.0) + t.get("ground", 0.0),
+            "id": item.id, "prediction": answer.answer, "reference": item.answer,
+            "correct": answer.matched_nodes == [item.expected_node], "path": service.last_path,
+            "no_answer": answer.no_answer_reason, "split": item.split, "question_type": item.question_type.value,
+            "guideline": item.guideline, "infer_ms": t.get("generate", 0.0) + t.get("ground", 0.0),
             "total_ms": t.get("total", 0.0),
         })
         if n % 200 == 0:
@@ -36,17 +37,17 @@ def run_with_dkg(service: TextToCypherService, items: list[dict[str, Any]], say:
     return out
 
 
-def run_without_dkg(model: Seq2Seq, items: list[dict[str, Any]], say: Progress, batch: int = 48
+def run_without_dkg(model: Seq2Seq, items: list[QAItem], say: Progress, batch: int = 48
                     ) -> list[dict[str, Any]]:
     """The baseline's answers (greedy decoding, batched)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for i in range(0, len(items), batch):
         part = items[i:i + batch]
-        texts = model.greedy([x["QUESTION"] for x in part])
+        texts = model.greedy([x.question for x in part])
         for item, text in zip(part, texts, strict=True):
-            out.append({"id": item["id"], "prediction": text, "reference": item["ANSWER"],
-                        "correct": same_text(text, item["ANSWER"]), "split": item["split"],
-                        "question_type": item["question_type"], "guideline": item["guideline"]})
+            out.append({"id": item.id, "prediction": text, "reference": item.answer,
+                        "correct": same_text(text, item.answer), "split": item.split,
+                        "question_type": item.question_type.value, "guideline": item.guideline})
         say(f"without DKG: {min(i + batch, len(items))}/{len(items)}")
     return out
 
@@ -116,10 +117,10 @@ def plot(with_dkg: dict[str, dict[str, float]], without: dict[str, dict[str, flo
     return path
 
 
-def evaluate(service: TextToCypherService, baseline: Seq2Seq | None, items: list[dict[str, Any]],
+def evaluate(service: TextToCypherService, baseline: Seq2Seq | None, items: list[QAItem],
              say: Progress, limit: int | None = None) -> dict[str, Any]:
     """Run both routes on the test and unseen-template items; returns tables and latency figures."""
-    chosen = [i for i in items if i["split"] in ("test", "test_unseen")]
+    chosen = [i for i in items if i.split in ("test", "test_unseen")]
     if limit:
         chosen = chosen[:limit]
     start = time.perf_counter()

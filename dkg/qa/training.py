@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from dkg.config import PROJECT_ROOT, Settings
 from dkg.graph.builder import build
@@ -21,6 +21,7 @@ from dkg.qa.dataset import (
     GENERATOR_VERSION,
     DatasetBuilder,
     GenConfig,
+    QAItem,
     dataset_hash,
     load_dataset,
     save_dataset,
@@ -71,7 +72,7 @@ def ensure_graph(graph: Graph, config: GenConfig, say: Progress) -> None:
 
 
 def ensure_dataset(settings: Settings, *, quick: bool = False, path: Path | None = None,
-                   on_progress: Progress | None = None, force: bool = False) -> tuple[list[dict[str, Any]], str]:
+                   on_progress: Progress | None = None, force: bool = False) -> tuple[list[QAItem], str]:
     """The dataset items and their hash; regenerated (seeded, deterministic) when the inputs changed."""
     say = on_progress or (lambda _m: None)
     config = GenConfig().quick() if quick else GenConfig()
@@ -98,8 +99,9 @@ def ensure_dataset(settings: Settings, *, quick: bool = False, path: Path | None
     return items, data_hash
 
 
-def pairs(items: list[dict[str, Any]], split: str, field: str = "target") -> list[tuple[str, str]]:
-    return [(i["QUESTION"], i[field]) for i in items if i["split"] == split]
+def pairs(items: list[QAItem], split: str, output: Literal["target", "answer"] = "target") -> list[tuple[str, str]]:
+    """(question, what the model should emit) of one split: the query head, or the answer text (baseline)."""
+    return [(i.question, i.target if output == "target" else i.answer) for i in items if i.split == split]
 
 
 def _cached(folder: Path, data_hash: str, kind: str) -> bool:
@@ -150,7 +152,7 @@ def ensure_baseline(settings: Settings, *, quick: bool = False, on_progress: Pro
         return folder
     size = ModelSize.tiny() if quick else ModelSize(max_target=128)
     config = GenConfig().quick() if quick else GenConfig()
-    train(pairs(items, "train", "ANSWER"), pairs(items, "dev", "ANSWER")[:100], guideline_corpus(config.versions),
+    train(pairs(items, "train", "answer"), pairs(items, "dev", "answer")[:100], guideline_corpus(config.versions),
           folder, size, max_epochs=3 if quick else 10, max_minutes=2.0 if quick else max_minutes, on_progress=say,
           meta={"data_hash": data_hash, "kind": "baseline", "trainer": TRAINER_VERSION}, patience=3)
     return folder

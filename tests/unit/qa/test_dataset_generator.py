@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import random
 from collections import defaultdict
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from dkg.qa.dataset import DATASET_PATH, _requirements, _sample_facts, _scenario_split, load_dataset, render_question
+from dkg.qa.dataset import (
+    DATASET_PATH,
+    DatasetError,
+    QAItem,
+    _requirements,
+    _sample_facts,
+    _scenario_split,
+    dataset_hash,
+    load_dataset,
+    render_question,
+    save_dataset,
+)
 from dkg.qa.facts import detect_guidelines, extract_facts
 from dkg.qa.queries import QuestionType, parse_model_output
 from dkg.qa.templates import FRAMES, UNSEEN
@@ -66,36 +81,92 @@ def test_split_is_a_pure_function_of_the_scenario() -> None:
 
 
 @pytest.fixture(scope="module")
-def items() -> list[dict]:
+def items() -> list[QAItem]:
     if not DATASET_PATH.is_file():
         pytest.skip("dataset not generated yet (dkg dataset build)")
     return load_dataset()
 
 
-def test_dataset_size_and_types(items: list[dict]) -> None:
+def test_dataset_size_and_types(items: list[QAItem]) -> None:
     assert len(items) >= 8300
-    assert {i["question_type"] for i in items} == {"next_step", "conditions", "advise"}
-    assert {i["guideline"] for i in items} == {"ALL", "kidney", "bone"}
+    assert {i.question_type for i in items} == set(QuestionType)
+    assert {i.guideline for i in items} == {"ALL", "kidney", "bone"}
+    assert [i.id for i in items] == list(range(len(items)))
 
 
-def test_no_scenario_in_two_splits(items: list[dict]) -> None:
+def test_no_scenario_in_two_splits(items: list[QAItem]) -> None:
     by_scenario: dict[str, set[str]] = defaultdict(set)
     for i in items:
-        by_scenario[i["scenario_id"]].add("test" if i["split"] == "test_unseen" else i["split"])
+        by_scenario[i.scenario_id].add("test" if i.split == "test_unseen" else i.split)
     assert all(len(s) == 1 for s in by_scenario.values())
 
 
-def test_unseen_templates_never_in_training(items: list[dict]) -> None:
-    train_frames = {i["template_id"] for i in items if i["split"] in ("train", "dev")}
-    unseen_frames = {i["template_id"] for i in items if i["split"] == "test_unseen"}
+def test_unseen_templates_never_in_training(items: list[QAItem]) -> None:
+    train_frames = {i.template_id for i in items if i.split in ("train", "dev")}
+    unseen_frames = {i.template_id for i in items if i.split == "test_unseen"}
     assert unseen_frames and unseen_frames <= UNSEEN
     assert not train_frames & UNSEEN
 
 
-def test_every_kept_item_was_verified(items: list[dict]) -> None:
+def test_every_kept_item_was_verified(items: list[QAItem]) -> None:
     for i in items:
-        assert i["DKG_response"] == [i["Expected_Node"]]
-        assert i["ANSWER"]
-        sketch = parse_model_output(i["target"])
-        assert sketch.cypher() == i["QUERY"]
-        assert set(sketch.keys) == set(extract_facts(i["QUESTION"]))
+        assert i.dkg_response == [i.expected_node]
+        assert i.answer
+        sketch = parse_model_output(i.target)
+        assert sketch.cypher() == i.query
+        assert set(sketch.keys) == set(extract_facts(i.question))
+
+
+def test_the_committed_dataset_round_trips_byte_for_byte(items: list[QAItem], tmp_path: Path) -> None:
+    copy = tmp_path / DATASET_PATH.name
+    data_hash = save_dataset(items, copy)
+    assert copy.read_bytes() == DATASET_PATH.read_bytes()
+    meta = json.loads(DATASET_PATH.with_name("cpg-qa.meta.json").read_text())
+    assert data_hash == dataset_hash(items) == meta["data_hash"]
+
+
+RECORD: dict[str, Any] = {
+    "id": 0, "QUESTION": "A 30-year-old with Ph-positive B-ALL: what next?", "ANSWER": "TKI + chemotherapy",
+    "QUERY": "WITH $guideline AS guideline ...", "PARAMS": {"age": 30.0, "ph": "+", "guideline": "ALL"},
+    "Expected_Node": "ALL|1.2026|a", "DKG_response": ["ALL|1.2026|a"], "guideline": "ALL", "version": "1.2026",
+    "question_type": "next_step", "scenario_id": "abc", "template_id": "n01", "split": "train",
+    "target": "WITH 'ALL' AS guideline, {age: $age, ph: $ph} AS facts // next_step",
+}
+
+
+def _saved(tmp_path: Path, records: object) -> Path:
+    path = tmp_path / "cpg-qa.json.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        json.dump(records, fh)
+    return path
+
+
+def test_a_valid_record_loads_with_its_json_types(tmp_path: Path) -> None:
+    [item] = load_dataset(_saved(tmp_path, [RECORD]))
+    assert item.question_type is QuestionType.NEXT_STEP and item.params["age"] == 30.0
+    assert item.record() == RECORD
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"QUESTION": None}, "item 1 (id 1) is invalid: field 'QUESTION': Input should be a valid string"),
+    ({"split": "validation"}, "field 'split': Input should be 'train', 'dev', 'test' or 'test_unseen'"),
+    ({"question_type": "why"}, "field 'question_type': Input should be 'next_step', 'conditions' or 'advise'"),
+    ({"Answer": "x"}, "field 'Answer': Extra inputs are not permitted"),
+    ({"id": -1}, "item 1 (id -1) is invalid: field 'id': Input should be greater than or equal to 0"),
+])
+def test_a_malformed_item_is_refused_naming_the_item_and_field(tmp_path: Path, change: dict[str, Any],
+                                                                message: str) -> None:
+    path = _saved(tmp_path, [RECORD, {**RECORD, "id": 1, **change}])
+    with pytest.raises(DatasetError) as caught:
+        load_dataset(path)
+    text = str(caught.value)
+    assert text.startswith(f"{path}: item 1 ") and message in text
+    assert text.endswith("regenerate the file with `dkg dataset build --force`")
+
+
+def test_a_missing_field_and_a_non_list_file_are_refused(tmp_path: Path) -> None:
+    incomplete = {k: v for k, v in RECORD.items() if k != "Expected_Node"}
+    with pytest.raises(DatasetError, match="item 0 \\(id 0\\) is invalid: field 'Expected_Node': Field required"):
+        load_dataset(_saved(tmp_path, [incomplete]))
+    with pytest.raises(DatasetError, match="expected a JSON list of items, found dict"):
+        load_dataset(_saved(tmp_path, {"items": [RECORD]}))
