@@ -1,7 +1,8 @@
 """A local Stanford CoreNLP server (jars from Maven Central) driven through stanza's client.
 
 ``with CoreNLPServer(settings) as server: trees = server.parse(["Ph-negative ALL"])`` starts the
-server on loopback, waits for it against a deadline, and stops it on exit (terminate, wait, kill).
+server on loopback only (127.0.0.1, through :data:`LOOPBACK_PROVIDER`), waits for it against a
+deadline, and stops it on exit (terminate, wait, kill).
 Only the constituency parse is used: annotators ``tokenize,ssplit,pos,parse`` with the PCFG model
 shipped in the default English models jar (that jar holds no shift-reduce model).
 """
@@ -9,6 +10,7 @@ shipped in the default English models jar (that jar holds no shift-reduce model)
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import shutil
 import socket
@@ -20,7 +22,14 @@ from typing import Any
 
 from dkg.config import Settings
 from dkg.errors import JavaNotFoundError, PortInUseError, ServiceError
+from dkg.services.java_runtime import find_javac
 from dkg.services.maven import fetch_artifacts, is_complete
+
+# StanfordCoreNLPServer (4.5.10 included) listens on every interface and has no option to choose one: the
+# JVM is given an HTTP server provider that turns the wildcard address into loopback.
+LOOPBACK_PROVIDER = "LoopbackHttpServerProvider"
+_JDK_HTTPSERVER_EXPORT = "--add-exports=jdk.httpserver/sun.net.httpserver=ALL-UNNAMED"
+LOOPBACK_JVM_OPTIONS = (f"-Dcom.sun.net.httpserver.HttpServerProvider={LOOPBACK_PROVIDER}", _JDK_HTTPSERVER_EXPORT)
 
 PARSE_MODEL = "edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz"
 ANNOTATORS = "tokenize,ssplit,pos,parse"
@@ -68,6 +77,28 @@ def ensure_jars(settings: Settings, download: bool = True) -> Path:
             "`dkg extract` once with network access (it fetches them with Maven from Maven Central)."
         )
     return fetch_artifacts(coords, dest, mvn_cmd=settings.mvn_cmd)
+
+
+def loopback_provider_classes(settings: Settings, java: Path) -> Path:
+    """The folder holding the compiled :data:`LOOPBACK_PROVIDER` (compiled once per source version)."""
+    from importlib import resources
+
+    source_text = resources.files("dkg.services").joinpath("java", f"{LOOPBACK_PROVIDER}.java").read_text()
+    classes = corenlp_dir(settings) / "classes"
+    stamp = classes / "source.sha"
+    digest = hashlib.sha256(source_text.encode()).hexdigest()
+    if (classes / f"{LOOPBACK_PROVIDER}.class").is_file() and stamp.is_file() and stamp.read_text() == digest:
+        return classes
+    javac = find_javac(java)
+    classes.mkdir(parents=True, exist_ok=True)
+    source = classes / f"{LOOPBACK_PROVIDER}.java"
+    source.write_text(source_text)
+    result = subprocess.run([str(javac), _JDK_HTTPSERVER_EXPORT, "-d", str(classes), str(source)],
+                            capture_output=True, text=True, timeout=300, check=False)
+    if result.returncode != 0:
+        raise CoreNLPError(f"compiling {LOOPBACK_PROVIDER} for the CoreNLP server failed:\n{result.stderr[-2000:]}")
+    stamp.write_text(digest)
+    return classes
 
 
 def _port_free(port: int) -> bool:
@@ -134,6 +165,7 @@ class CoreNLPServer:
                 "Install it (Debian: apt-get install -y openjdk-17-jre-headless) or set DKG_JAVA_CMD."
             )
         lib = ensure_jars(self.settings, download=self.download)
+        provider = loopback_provider_classes(self.settings, Path(java))
         port = self.settings.corenlp_port
         if not _port_free(port):
             raise PortInUseError(
@@ -150,7 +182,7 @@ class CoreNLPServer:
         client = CoreNLPClient(
             start_server=StartServer.FORCE_START,
             endpoint=self.endpoint,
-            classpath=str(lib / "*"),
+            classpath=f"{provider}:{lib / '*'}",
             properties=dict(PROPERTIES),
             memory=self.settings.corenlp_memory,
             threads=self.threads,
@@ -159,8 +191,8 @@ class CoreNLPServer:
             stdout=self._log,
             stderr=self._log,
         )
-        # stanza spells the command with a bare "java"; honour the configured runtime.
-        client.start_cmd[0] = java
+        # stanza spells the command with a bare "java"; honour the configured runtime, and listen on loopback.
+        client.start_cmd[0:1] = [java, *LOOPBACK_JVM_OPTIONS]
         self._client = client
         try:
             client.start()

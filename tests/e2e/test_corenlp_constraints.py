@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +32,7 @@ ISSUE_EXAMPLES = [
     ("Clinical trial or TKI (Dasatinib is preferred; see discussion.) + hyper-CVAD", set()),
 ]
 
-PORT = 9031
+PORT = int(os.environ.get("DKG_TEST_CORENLP_PORT", "9031"))
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,26 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def extractor(settings: Settings) -> Iterator[ConstraintExtractor]:
     with open_extractor(settings) as ready:
         yield ready
+
+
+def _listening_addresses(port: int) -> list[str]:
+    """Local addresses of the sockets listening on ``port`` (from /proc/net/tcp and tcp6)."""
+    addresses = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as fh:
+            for line in fh.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                address, hex_port = local.split(":")
+                if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                    addresses.append(address)
+    return addresses
+
+
+def test_the_server_listens_on_loopback_only(extractor: ConstraintExtractor, settings: Settings) -> None:
+    addresses = _listening_addresses(settings.corenlp_port)
+    assert addresses, f"nothing listens on port {settings.corenlp_port}"
+    loopback = {"0100007F", "0000000000000000FFFF00000100007F"}  # 127.0.0.1 and ::ffff:127.0.0.1 (Java's dual stack)
+    assert set(addresses) <= loopback, f"listening on {addresses}, not only on 127.0.0.1"
 
 
 @pytest.mark.parametrize(("sentence", "expected"), ISSUE_EXAMPLES, ids=[s[:40] for s, _ in ISSUE_EXAMPLES])
