@@ -48,3 +48,7 @@ RETURN n.uid AS uid, n.content AS content, labels(n) AS labels, coalesce(n.const
        n.rev AS rev, n.guideline AS guideline, n.version AS version, coalesce(n.pages, []) AS pages
 ORDER BY n.guideline, n.version, size(n.content)
 LIMIT $limit;
+
+// name: known_result_ids
+UNWIND $ids AS id
+RETURN id, EXISTS { MATCH (r:Embedded {rid: id}) WHERE r:Retrievable } OR EXISTS { MATCH (n:Node {uid: id}) } AS known;

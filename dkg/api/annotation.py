@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from dkg.config import PROJECT_ROOT
 from dkg.errors import DKGError
+from dkg.graph.db import Graph, named_queries
 from dkg.retrieval.questions import Question, load_set, version_free
 
 QRELS_DIR = PROJECT_ROOT / "datasets" / "retrieval" / "qrels"
@@ -45,6 +46,23 @@ class Judgment(BaseModel):
     uid: str = Field(min_length=1, max_length=200)
     label: Label
     added: bool = Field(default=False, description="added by the expert (not retrieved by any method)")
+
+
+class UnknownResultError(DKGError):
+    """A judgment names a result id that is neither a retrievable item nor a guideline node of the graph."""
+
+
+def check_known(graph: Graph, judgments: Sequence[Judgment]) -> None:
+    """Raise :class:`UnknownResultError` naming every judged id the graph does not hold (a qrels file must
+    only ever cite results that exist)."""
+    ids = sorted({j.uid for j in judgments})
+    rows = graph.read(named_queries("api")["known_result_ids"], {"ids": ids})
+    unknown = [row["id"] for row in rows if not row["known"]]
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise UnknownResultError(f"unknown result id(s) {shown}: judge only results of /api/annotation/pool or "
+                                 "nodes found with /api/nodes (ids as 'guideline|version|key' or a knowledge "
+                                 "section id)")
 
 
 def query_id(query: str) -> str:

@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from dkg.api.annotation import UnknownResultError
 from dkg.errors import (
     ConfigError,
     ConstraintError,
@@ -42,6 +43,7 @@ class NotReadyError(ServiceError):
 
 # Most specific first: the first matching class decides the status.
 STATUS_BY_ERROR: tuple[tuple[type[DKGError], int], ...] = (
+    (UnknownResultError, 422),
     (UnknownNodeError, 404),
     (StaleChangeError, 409),
     (UnsafeQueryError, 400),

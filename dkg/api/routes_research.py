@@ -78,6 +78,7 @@ class QrelsBody(BaseModel):
 
 @router.post("/annotation/qrels", summary="Save judgments as a new qrels version (curator token)")
 def save_qrels(body: QrelsBody, request: Request, principal: Principal = Depends(curator)) -> dict[str, Any]:
+    annotation.check_known(state_of(request).graph, body.judgments)
     question = annotation.to_question(body.query, body.judgments, principal.name)
     path = annotation.save(question, state_of(request).qrels_dir)
     try:

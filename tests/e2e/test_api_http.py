@@ -216,6 +216,21 @@ def test_blank_and_instant_questions_leave_the_server_answering_and_stoppable(gr
             pytest.fail("dkg serve ignored SIGTERM for 30 s")
 
 
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "<b>x</b>", "ALL|1.2026|no-such-key", "[red]x[/red]"])
+def test_qrels_judgments_only_cite_results_that_exist(client: httpx.Client, bad: str) -> None:
+    # issue 21 item 11: any uid was written into the qrels file
+    before = client.get("/api/annotation/qrels").json()
+    uid = node_uid(client)
+    r = client.post("/api/annotation/qrels", headers=CURATOR, json={"query": "why is MRD monitored?", "judgments": [
+        {"uid": uid, "label": "3"}, {"uid": bad, "label": "2"}]})
+    assert r.status_code == 422, r.text
+    message = r.json()["error"]["message"]
+    assert repr(bad) in message and repr(uid) not in message
+    assert client.get("/api/annotation/qrels").json() == before  # nothing saved
+    ok = client.post("/api/annotation/qrels", headers=CURATOR, json={"query": "why is MRD monitored?",
+                                                                     "judgments": [{"uid": uid, "label": "3"}]})
+    assert ok.status_code == 200, ok.text
+
 
 def test_credentials_never_reach_the_server_log(graph: Graph, tmp_path: Path) -> None:
     # issue 21 item 12: a token sent as ?token= was refused but written in full to the access log
