@@ -33,11 +33,11 @@ BATCH_VERSIONS = 100  # guideline copies written per transaction while scaling u
 
 
 def copies(templates: list[BuildInput], start: int, count: int) -> list[BuildInput]:
-    """``count`` renamed copies (guideline code ``<G>~<n>``) of the template guidelines."""
+    """``count`` renamed copies (guideline code ``<G>-<n>``) of the template guidelines."""
     out = []
     for i in range(start, start + count):
         t = templates[i % len(templates)]
-        c = BuildInput(f"{t.guideline}~{i:05d}", t.version, t.title)
+        c = BuildInput(f"{t.guideline}-{i:05d}", t.version, t.title)
         c.nodes = {k: replace(n, pages=set(n.pages), box_ids=set(n.box_ids)) for k, n in t.nodes.items()}
         c.edges = dict(t.edges)
         out.append(c)

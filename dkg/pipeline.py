@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dkg.config import PROJECT_ROOT, Settings, get_settings
 from dkg.errors import BuildError
+from dkg.types import GuidelineName, InvalidNameError, VersionName, path_under
 
 PIPELINES_DIR = PROJECT_ROOT / "pipelines"
 
@@ -25,8 +26,8 @@ class PipelineSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    guideline: str = Field(pattern=r"^[A-Za-z0-9_~-]+$")
-    version: str
+    guideline: GuidelineName
+    version: VersionName
     title: str = ""
     pdf: Path
     pages: str | None = Field(default=None, description="e.g. '1-7'; all pages when absent")
@@ -36,7 +37,11 @@ class PipelineSpec(BaseModel):
         return self.pdf if self.pdf.is_absolute() else PROJECT_ROOT / self.pdf
 
     def work_dir(self, settings: Settings) -> Path:
-        return settings.home / "pipelines" / f"{self.guideline}-{self.version}"
+        """The folder of this version's intermediate files, always inside ``$DKG_HOME/pipelines``."""
+        try:
+            return path_under(settings.home / "pipelines", f"{self.guideline}-{self.version}")
+        except InvalidNameError as exc:
+            raise BuildError(f"{self.guideline} {self.version}: {exc}") from exc
 
 
 def load_pipeline(path: Path) -> PipelineSpec:

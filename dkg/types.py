@@ -13,14 +13,69 @@ from __future__ import annotations
 import math
 import re
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from dkg.errors import ConstraintError
+from dkg.errors import ConstraintError, DKGError
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 NULL = "NULL"
+
+# Guideline and version names become parts of node ids (``guideline|version|key``) and of file names
+# (``$DKG_HOME/pipelines/<guideline>-<version>/``): one pattern for each, checked wherever a name enters.
+GUIDELINE_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,39}$"
+VERSION_NAME_PATTERN = r"^[0-9A-Za-z][0-9A-Za-z._-]{0,19}$"
+GUIDELINE_NAME_RULE = "a letter, then up to 39 letters, digits, '_' or '-' (e.g. ALL, kidney)"
+VERSION_NAME_RULE = "a letter or digit, then up to 19 letters, digits, '.', '_' or '-', no '..' (e.g. 1.2026)"
+NODE_UID_PATTERN = rf"^{GUIDELINE_NAME_PATTERN[1:-1]}\|{VERSION_NAME_PATTERN[1:-1]}\|[A-Za-z0-9_.-]{{1,64}}$"
+"""What a node id can look like (``guideline|version|key``; built keys are 16 hex digits)."""
+
+
+class InvalidNameError(DKGError, ValueError):
+    """A guideline or version name does not follow its pattern (a ValueError, so pydantic models report it
+    as a validation error of the field)."""
+
+
+def check_guideline_name(name: str) -> str:
+    """``name`` when it is a valid guideline name, else :class:`InvalidNameError` saying what is allowed.
+
+    >>> check_guideline_name("ALL")
+    'ALL'
+    """
+    if not isinstance(name, str) or not re.fullmatch(GUIDELINE_NAME_PATTERN, name):
+        raise InvalidNameError(f"invalid guideline name {name!r}: use {GUIDELINE_NAME_RULE}")
+    return name
+
+
+def check_version_name(name: str) -> str:
+    """``name`` when it is a valid version name, else :class:`InvalidNameError` saying what is allowed.
+
+    >>> check_version_name("1.2026")
+    '1.2026'
+    """
+    if not isinstance(name, str) or not re.fullmatch(VERSION_NAME_PATTERN, name) or ".." in name:
+        raise InvalidNameError(f"invalid version name {name!r}: use {VERSION_NAME_RULE}")
+    return name
+
+
+def path_under(root: Path, name: str) -> Path:
+    """``root / name`` resolved, refusing (:class:`InvalidNameError`) a name that would lead out of ``root``
+    or below one of its sub-folders (a second line of defence behind the name patterns).
+
+    >>> path_under(Path("/data/pipelines"), "ALL-1.2026").as_posix()
+    '/data/pipelines/ALL-1.2026'
+    """
+    base = root.resolve()
+    path = (base / name).resolve()
+    if path.parent != base:
+        raise InvalidNameError(f"{name!r} would lead outside {base}; use plain guideline and version names")
+    return path
+
+
+GuidelineName = Annotated[str, AfterValidator(check_guideline_name)]
+VersionName = Annotated[str, AfterValidator(check_version_name)]
 
 
 class Op(StrEnum):

@@ -19,7 +19,14 @@ from dkg.graph.model import (
     normalise_content,
     treatment_options,
 )
-from dkg.types import CONSTRAINED_COLUMNS, Constraint, parse_constraints
+from dkg.types import (
+    CONSTRAINED_COLUMNS,
+    Constraint,
+    InvalidNameError,
+    check_guideline_name,
+    check_version_name,
+    parse_constraints,
+)
 
 
 @dataclass
@@ -56,6 +63,13 @@ class BuildInput:
     title: str = ""
     nodes: dict[str, BuildNode] = field(default_factory=dict)
     edges: dict[str, BuildEdge] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        try:
+            check_guideline_name(self.guideline)
+            check_version_name(self.version)
+        except InvalidNameError as exc:
+            raise BuildError(f"{exc}; nothing was built") from exc
 
     @property
     def uid(self) -> str:

@@ -23,6 +23,7 @@ from dkg.errors import BuildError
 from dkg.graph.build_input import BuildInput, offer_rows
 from dkg.graph.builder import BuildReport
 from dkg.graph.db import Graph, named_queries
+from dkg.types import InvalidNameError, path_under
 
 # the columns this route adds to the staged copy of the CSV
 KEY_COLUMNS = ("head_key", "tail_key", "edge_key")
@@ -39,7 +40,10 @@ def import_dir(settings: Settings) -> Path:
 def stage(build: BuildInput, folder: Path) -> Path:
     """Write the rows LOAD CSV will read: one per arrow, the box texts plus the keys the graph uses."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{build.uid.replace('|', '@')}-{build.source_sha()[:12]}.csv"
+    try:
+        path = path_under(folder, f"{build.uid.replace('|', '@')}-{build.source_sha()[:12]}.csv")
+    except InvalidNameError as exc:
+        raise BuildError(str(exc)) from exc
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(["head", "tail", *KEY_COLUMNS])
