@@ -143,7 +143,9 @@ _AGE_WORDS = {"teens": (13, 19), "twenties": (20, 29), "thirties": (30, 39), "fo
               "fifties": (50, 59), "sixties": (60, 69), "seventies": (70, 79), "eighties": (80, 89),
               "nineties": (90, 99)}
 _DECADE = {f"{d}0s": (d * 10, d * 10 + 9) for d in range(2, 10)}
-NUM = r"(\d{1,3}(?:\.\d+)?)"
+# A whole number, never the tail of a longer one ('1070-year-old' is 1070, not 70); a minus sign after a space
+# is kept, so '-30-year-old' reads as -30 and is refused rather than read as 30.
+NUM = r"((?:(?<![\w.])-)?(?<![\d.])\d+(?:\.\d+)?)"
 
 
 def band_value(lo: int, hi: int) -> float:
@@ -211,8 +213,25 @@ class FactMatch:
     end: int
 
 
-def find_facts(question: str) -> list[FactMatch]:
-    """Every fact mention in ``question`` (longest phrases first, no overlaps)."""
+@dataclass(frozen=True)
+class RefusedFact:
+    """A number stated for a fact that is outside the fact's allowed range ('a 1070-year-old')."""
+
+    key: str
+    value: float
+    minimum: float
+    maximum: float
+    text: str
+
+    @property
+    def note(self) -> str:
+        """``'age 1070 (allowed 0-120)'``."""
+        return f"{self.key} {self.value:g} (allowed {self.minimum:g}-{self.maximum:g})"
+
+
+def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[FactMatch]:
+    """Every fact mention in ``question`` (longest phrases first, no overlaps). Numbers outside their key's
+    range are not facts: they are appended to ``refused`` (when given) with the range allowed."""
     text = question.lower()
     taken = [False] * (len(text) + 1)
     found: list[FactMatch] = []
@@ -232,6 +251,9 @@ def find_facts(question: str) -> list[FactMatch]:
                     spec = VOCABULARY[key]
                     if spec.minimum is not None and spec.maximum is not None and not (
                             spec.minimum <= value <= spec.maximum):
+                        if refused is not None:
+                            refused.append(RefusedFact(key, value, spec.minimum, spec.maximum, m.group(0)))
+                        take(m.start(), m.end())
                         continue
                     found.append(FactMatch(key, value, m.start(), m.end()))
                     take(m.start(), m.end())
@@ -254,6 +276,13 @@ def extract_facts(question: str) -> Facts:
     for match in find_facts(question):
         facts.setdefault(match.key, match.value)
     return facts
+
+
+def refused_facts(question: str) -> list[RefusedFact]:
+    """The facts ``question`` states with impossible values (out of their key's range), in text order."""
+    refused: list[RefusedFact] = []
+    find_facts(question, refused)
+    return refused
 
 
 def _mentions(text: str, phrase: str) -> bool:

@@ -20,7 +20,7 @@ from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
 from dkg.graph.db import Graph
 from dkg.qa.answers_text import answer_text
-from dkg.qa.facts import detect_guidelines, extract_facts, unknown_diseases
+from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.queries import GUIDELINES, QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
@@ -110,6 +110,9 @@ class TextToCypherService:
             return f"the question is too long ({len(text)} characters; at most {MAX_CHARS} and {MAX_WORDS} words)"
         if not re.search(r"[A-Za-z]{2}", text):
             return "the question has no words"
+        refused = refused_facts(text)
+        if refused:  # never answer for a patient other than the one described
+            return f"I could not use: {'; '.join(r.note for r in refused)}; correct it and ask again"
         found = detect_guidelines(text)
         if not found:
             other = unknown_diseases(text)

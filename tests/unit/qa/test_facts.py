@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.qa.facts import detect_guidelines, extract_facts, unknown_diseases
+from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
 
 
 @pytest.mark.parametrize(("text", "age"), [
@@ -55,3 +55,22 @@ def test_guideline_detection() -> None:
 def test_unknown_diseases_are_named() -> None:
     assert unknown_diseases("metastatic breast cancer, what next?") == ["breast cancer"]
     assert unknown_diseases("Ph+ ALL") == []
+
+
+@pytest.mark.parametrize(("text", "note"), [
+    ("A 1070-year-old man with Ph+ ALL", "age 1070 (allowed 0-120)"),
+    ("A -30-year-old woman with ALL", "age -30 (allowed 0-120)"),
+    ("a man aged 150 with renal cell carcinoma", "age 150 (allowed 0-120)"),
+    ("Ph+ ALL, ECOG 7", "performance_status 7 (allowed 0-4)"),
+])
+def test_impossible_numbers_are_refused_not_rewritten(text: str, note: str) -> None:
+    assert [r.note for r in refused_facts(text)] == [note]
+    facts = extract_facts(text)
+    assert note.split()[0] not in facts, facts
+
+
+def test_possible_numbers_are_not_refused() -> None:
+    for text, age in (("A 3.5-year-old with Wilms tumor", 3.5), ("a 107-year-old with ALL", 107.0),
+                      ("A 70-year-old with ALL", 70.0)):
+        assert refused_facts(text) == []
+        assert extract_facts(text)["age"] == age
