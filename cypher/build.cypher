@@ -133,3 +133,17 @@ SET r += row.props;
 MATCH (g:GuidelineVersion {uid: $gv})-[:CONTAINS]->(n:Node)
 OPTIONAL MATCH (n)-[r:NEXT_STEP]->(:Node)
 RETURN count(DISTINCT n) AS nodes, count(r) AS relations;
+
+// name: version_source_shas
+// The stored input hash of each guideline version that exists (a build skips an unchanged one).
+MATCH (g:GuidelineVersion)
+WHERE g.uid IN $uids
+RETURN g.uid AS uid, g.source_sha AS sha;
+
+// name: version_counts
+// Node, decision-node and relation counts of one built guideline version.
+MATCH (n:Node {guideline: $g, version: $v})
+OPTIONAL MATCH (n)-[r:NEXT_STEP]->(:Node)
+WITH n, count(DISTINCT r) AS out, collect(DISTINCT endNode(r)) AS tails
+RETURN count(n) AS nodes, sum(CASE WHEN n:Decision THEN 1 ELSE 0 END) AS decision,
+       sum(size(tails)) AS relations;

@@ -112,8 +112,7 @@ def build(graph: Graph, inputs: Sequence[BuildInput], *, force: bool = False,
     shas = {b.uid: b.source_sha() for b in inputs}
     current = {
         row["uid"]: row["sha"]
-        for row in graph.read("MATCH (g:GuidelineVersion) WHERE g.uid IN $uids RETURN g.uid AS uid, "
-                              "g.source_sha AS sha", {"uids": list(shas)})
+        for row in graph.read(named_queries("build")["version_source_shas"], {"uids": list(shas)})
     }
     todo = [b for b in inputs if force or current.get(b.uid) != shas[b.uid]]
     start = time.perf_counter()
@@ -137,12 +136,5 @@ def build(graph: Graph, inputs: Sequence[BuildInput], *, force: bool = False,
 
 def graph_counts(graph: Graph, guideline: str, version: str) -> dict[str, int]:
     """Node, decision-node and relation counts of a built guideline version, read from the graph."""
-    rows = graph.read(
-        "MATCH (n:Node {guideline: $g, version: $v}) "
-        "OPTIONAL MATCH (n)-[r:NEXT_STEP]->(:Node) "
-        "WITH n, count(DISTINCT r) AS out, collect(DISTINCT endNode(r)) AS tails "
-        "RETURN count(n) AS nodes, sum(CASE WHEN n:Decision THEN 1 ELSE 0 END) AS decision, "
-        "sum(size(tails)) AS relations",
-        {"g": guideline, "v": version},
-    )
+    rows = graph.read(named_queries("build")["version_counts"], {"g": guideline, "v": version})
     return {k: int(rows[0][k] or 0) for k in ("nodes", "decision", "relations")}

@@ -60,12 +60,12 @@ def build_via_load_csv(graph: Graph, build: BuildInput, settings: Settings, *, f
     graph.ensure_schema()
     sha = build.source_sha()
     counts = build.counts()
-    current = graph.read("MATCH (g:GuidelineVersion {uid: $gv}) RETURN g.source_sha AS sha", {"gv": build.uid})
+    q = named_queries("build")
+    current = graph.read(q["version_source_shas"], {"uids": [build.uid]})
     if current and current[0]["sha"] == sha and not force:
         return BuildReport(build.guideline, build.version, counts["nodes"], counts["decision"],
                            counts["relations"], skipped=True, seconds=0.0)
     staged = stage(build, import_dir(settings))
-    q = named_queries("build")
     node_rows = build.node_rows({})
     relation_rows = build.relation_rows({})
     offers = offer_rows(node_rows)
