@@ -24,6 +24,7 @@ UID_PATTERN = r"^[A-Za-z0-9_.\-]+\|[A-Za-z0-9_.\-]+\|[A-Za-z0-9_.\-]+$"
 NodeUid = Annotated[str, Path(min_length=5, max_length=200, pattern=UID_PATTERN,
                               description="node id 'guideline|version|key'")]
 
+
 def not_blank(text: str) -> str:
     """``text`` unchanged, or a ValueError when it holds nothing but whitespace.
 
@@ -81,7 +82,7 @@ def health(request: Request) -> dict[str, Any]:
             "retriever": engine.retriever is not None, "retriever_problem": engine.retriever_problem,
             "text2cypher": engine.service is not None, "text2cypher_problem": engine.service_problem,
             "cache": {"size": len(engine.cache), "hits": engine.cache.hits, "misses": engine.cache.misses},
-            "workers": engine.workers, "disclaimer": MEDICAL_DISCLAIMER}
+            "workers": engine.workers, "graph_breaker": state.graph.breaker.stats(), "disclaimer": MEDICAL_DISCLAIMER}
 
 
 @router.get("/meta", summary="Disclaimer, constraint vocabulary (for typed inputs) and authentication mode")

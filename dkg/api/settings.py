@@ -57,6 +57,8 @@ class ApiSettings(BaseSettings):
                          description="Threads answering uncached questions (sized to the CPU cores)")
     snapshot_ttl_s: float = Field(default=2.0, ge=0.0, le=600.0,
                                   description="How often the graph snapshot (cache key) is re-read")
+    graph_probe_interval_s: float = Field(default=1.0, ge=0.1, le=60.0,
+                                          description="How often Neo4j is probed (fail fast while it is down)")
     qa_model_dir: Path | None = Field(default=None, description="Text-to-Cypher model folder (default models/)")
     load_qa_model: bool = Field(default=True, description="Load the text-to-Cypher model at start-up")
     qrels_dir: Path | None = Field(default=None, description="Where annotation qrels go (default "

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dkg.api.annotation import QRELS_DIR
+from dkg.api.breaker import GuardedGraph
 from dkg.api.engine import Engine
 from dkg.api.settings import ApiSettings, Principal
 from dkg.config import Settings
 from dkg.errors import DKGError
-from dkg.graph.db import Graph, open_graph
 
 log = logging.getLogger("dkg.api")
 
@@ -22,7 +22,7 @@ class AppState:
     settings: Settings
     api_settings: ApiSettings
     principals: dict[str, Principal]
-    graph: Graph
+    graph: GuardedGraph
     engine: Engine
     qrels_dir: Path
 
@@ -30,8 +30,9 @@ class AppState:
     def open(cls, settings: Settings, api_settings: ApiSettings) -> AppState:
         """Connect to the graph and load the retriever and the text-to-Cypher model (each optional: what
         cannot be loaded is reported by ``/api/health`` and its route falls back or answers 503)."""
-        graph = open_graph(settings)
+        graph = GuardedGraph(settings, probe_interval_s=api_settings.graph_probe_interval_s)
         try:
+            graph.verify()
             retriever, retriever_problem = None, None
             try:
                 from dkg.retrieval.errors import IndexStaleError
@@ -62,6 +63,7 @@ class AppState:
         except BaseException:
             graph.close()
             raise
+        graph.breaker.start()
         return cls(settings, api_settings, api_settings.principals(), graph, engine,
                    api_settings.qrels_dir or QRELS_DIR)
 
