@@ -3,6 +3,7 @@ CPG-QA test and unseen-template splits, re-measures inference latency (median of
 unsafe-query suite against the real Neo4j, and writes flat figures to bench/results/qa.json.
 
     python bench/qa_bench.py [--limit N] [--port 7703]   # own Neo4j server under .dkg-bench-qa/
+    python bench/qa_bench.py --clinician-only            # only the human-written clinician questions
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from dkg.config import Settings, load_settings  # noqa: E402
 from dkg.errors import DKGError  # noqa: E402
 from dkg.graph.db import Graph  # noqa: E402
+from dkg.qa import clinician  # noqa: E402
 from dkg.qa.dataset import GenConfig  # noqa: E402
 from dkg.qa.evaluate import evaluate, percentile, plot  # noqa: E402
 from dkg.qa.safety import SafeExecutor  # noqa: E402
@@ -60,14 +62,52 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N test items")
     parser.add_argument("--port", type=int, default=7703, help="Bolt port of the benchmark's own Neo4j server")
+    parser.add_argument("--home", type=Path, default=ROOT / ".dkg-bench-qa", help="data folder of that server")
+    parser.add_argument("--clinician-only", action="store_true",
+                        help="score only the human-written clinician questions (dev and held-out) and update "
+                             "their keys in bench/results/qa.json")
+    parser.add_argument("--label", default="", help="with --clinician-only: suffix for the keys written "
+                                                    "(e.g. 'before' for a baseline measurement)")
     args = parser.parse_args()
     # the dataset's expected nodes come from the graph built from the guideline sources, so the benchmark
     # answers on exactly that graph, in a server of its own (the demo's graph is built from the PDFs)
-    settings = load_settings(home=ROOT / ".dkg-bench-qa", neo4j_bolt_port=args.port)
+    settings = load_settings(home=args.home, neo4j_bolt_port=args.port)
     with LocalNeo4jServer(settings).running():
         with Graph(settings) as graph:
             ensure_graph(graph, GenConfig(), say)
-        run(settings, args)
+        if args.clinician_only:
+            run_clinician(settings, args.label)
+        else:
+            run(settings, args)
+
+
+def clinician_figures(service: TextToCypherService) -> dict[str, float]:
+    """Accuracy on the clinician dev and held-out files; dev failures are printed (held-out ones never are,
+    so nothing is tuned on them) and dev rows written to bench/results/qa-clinician-dev.jsonl."""
+    dev = clinician.run(service, clinician.load_items(clinician.DEV_PATH))
+    held = clinician.run(service, clinician.load_items(clinician.HELDOUT_PATH))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "qa-clinician-dev.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in dev))
+    for r in dev:
+        if not r.correct:
+            say(f"dev miss {r.id} ({r.type}): boxes {r.answer_boxes} verdict {r.verdict} path {r.path} "
+                f"reason {r.no_answer_reason}")
+    return {**clinician.accuracy_figures(dev, "clinician_dev"), **clinician.accuracy_figures(held, "clinician_heldout")}
+
+
+def run_clinician(settings: Settings, label: str) -> None:
+    items, _ = ensure_dataset(settings, on_progress=say)
+    model_dir = ensure_model(settings, on_progress=say)
+    versions = {i.guideline: i.version for i in items}
+    with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
+        figures = clinician_figures(service)
+    if label:
+        figures = {f"{k}_{label}": v for k, v in figures.items()}
+    path = RESULTS / "qa.json"
+    saved = json.loads(path.read_text()) if path.is_file() else {}
+    saved.update({k: round(float(v), 4) for k, v in figures.items()})
+    path.write_text(json.dumps(saved, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
 
 
 def run(settings: Settings, args: argparse.Namespace) -> None:
@@ -122,6 +162,7 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
                 refused += 1
         changed = counts(service) != before
         unsafe_executed = executor.executed + report["unsafe_queries_executed"] + int(changed)
+        human = clinician_figures(service)
     plot(report["with_dkg"], report["without_dkg"], RESULTS / "qa.png")
     w, wo = report["with_dkg"], report["without_dkg"]
     figures = {
@@ -152,6 +193,7 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
         "all_beams_invalid": report["all_beams_invalid"], "repaired_queries": report["repaired"],
         "unsafe_attacks": len(ATTACKS), "unsafe_attacks_refused": refused,
         "unsafe_queries_executed": unsafe_executed,
+        **human,
     }
     for group, m in w.items():
         if group.startswith("test/"):

@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from dkg.answers import Answer
 from dkg.config import PROJECT_ROOT
 
 CLINICIAN_DIR = PROJECT_ROOT / "datasets" / "qa"
@@ -25,6 +26,14 @@ DEV_PATH = CLINICIAN_DIR / "clinician_dev.jsonl"
 HELDOUT_PATH = CLINICIAN_DIR / "clinician_heldout.jsonl"
 SPLIT_SEED = "dkg-clinician-split-1"
 HELDOUT_EVERY = 3
+
+class AnswersQuestions(Protocol):
+    """What the harness needs of a QA service (``TextToCypherService``)."""
+
+    last_path: str
+
+    def answer(self, question: str) -> Answer: ...
+
 
 ClinicianType = Literal["next_step", "advise", "conditions", "out_of_scope"]
 
@@ -64,3 +73,90 @@ def split_items(items: list[ClinicianItem], seed: str = SPLIT_SEED) -> tuple[lis
 
 def write_items(items: list[ClinicianItem], path: Path) -> None:
     path.write_text("".join(json.dumps(i.model_dump(), ensure_ascii=False) + "\n" for i in items))
+
+
+class ClinicianResult(BaseModel):
+    """How the product answered one clinician item, and whether that counts as correct."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    guideline: str
+    type: ClinicianType
+    correct: bool
+    answered: bool
+    answer_boxes: list[str]
+    verdict: Literal["yes", "no"] | None = None
+    no_answer_reason: str | None = None
+    missing_facts: list[str] = []
+    path: str = ""
+
+
+def box_uids(guideline: str, version: str) -> dict[str, str]:
+    """Box id of the guideline source → uid of the graph node built from it (links lead to their target)."""
+    from dkg.graph.model import node_uid
+    from dkg.graph.sources import input_from_source
+
+    build = input_from_source(guideline, version)
+    return {box: node_uid(guideline, version, node.key) for node in build.nodes.values() for box in node.box_ids}
+
+
+def _canonical(constraints: list[str]) -> set[str]:
+    return {" ".join(c.split()).casefold() for c in constraints}
+
+
+def verdict_of(answer: Answer) -> Literal["yes", "no"] | None:
+    """The yes/no of an advise answer (its first row's ``advisable``), None for other answers."""
+    if not answer.answered or not answer.rows or "advisable" not in answer.rows[0]:
+        return None
+    return "yes" if answer.rows[0]["advisable"] else "no"
+
+
+def score(item: ClinicianItem, answer: Answer, uid_to_boxes: dict[str, list[str]]) -> ClinicianResult:
+    """Score one answer by the dataset README's rules (see datasets/qa/clinician_README.md)."""
+    boxes = [b for uid in answer.matched_nodes for b in uid_to_boxes.get(uid, [uid])]
+    verdict = verdict_of(answer)
+    expected = set(item.expected_box_ids)
+    if item.type == "out_of_scope":
+        correct = not answer.matched_nodes
+    elif item.type == "advise":
+        correct = verdict == item.expected_answer
+    elif item.type == "conditions":
+        steps = {b for r in answer.rows for b in uid_to_boxes.get(str(r.get("step_uid", "")), [])}
+        wanted = _canonical(item.expected_constraints or [])
+        correct = answer.answered and (bool(steps & expected) or any(
+            _canonical(list(r.get("constraints") or [])) == wanted for r in answer.rows))
+    else:
+        # one node may hold several boxes of the same text; ties (several nodes) count only when every node is
+        # an expected box
+        correct = answer.answered and bool(answer.matched_nodes) and all(
+            set(uid_to_boxes.get(uid, [])) & expected for uid in answer.matched_nodes)
+    return ClinicianResult(id=item.id, guideline=item.guideline, type=item.type, correct=correct,
+                           answered=answer.answered, answer_boxes=boxes, verdict=verdict,
+                           no_answer_reason=answer.no_answer_reason,
+                           missing_facts=list(getattr(answer, "missing_facts", []) or []))
+
+
+def accuracy_figures(results: list[ClinicianResult], name: str) -> dict[str, float]:
+    """``accuracy_<name>`` overall, per type and per guideline, plus ``n_<name>``."""
+    def acc(rows: list[ClinicianResult]) -> float:
+        return sum(r.correct for r in rows) / len(rows) if rows else 0.0
+
+    out = {f"accuracy_{name}": acc(results), f"n_{name}": float(len(results))}
+    for attr in ("type", "guideline"):
+        for value in sorted({getattr(r, attr) for r in results}):
+            out[f"accuracy_{name}_{value}"] = acc([r for r in results if getattr(r, attr) == value])
+    return out
+
+
+def run(service: AnswersQuestions, items: list[ClinicianItem]) -> list[ClinicianResult]:
+    """Ask the service every item's question and score the answers."""
+    uid_to_boxes: dict[str, list[str]] = {}
+    for guideline, version in sorted({(i.guideline, i.version) for i in items}):
+        for box, uid in box_uids(guideline, version).items():
+            uid_to_boxes.setdefault(uid, []).append(box)
+    results = []
+    for item in items:
+        result = score(item, service.answer(item.question), uid_to_boxes)
+        results.append(result.model_copy(update={"path": service.last_path}))
+    return results

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from dkg.lexicon.clinical import clinical_facts
 from dkg.vocabulary import VOCABULARY
 
 FactValue = float | str
@@ -171,7 +172,9 @@ def age_band(word: str, part: str = "") -> tuple[int, int] | None:
 
 _NUMERIC_PATTERNS: dict[str, tuple[str, ...]] = {
     "age": (rf"{NUM}[- ](?:year|yr)s?[- ]old", rf"\baged? {NUM}\b", rf"\b{NUM} ?(?:y/o|yo)\b",
-            rf"\bage of {NUM}\b", rf"\b{NUM} years of age\b", rf"\b{NUM}[- ]?(?:year|yr)s?\b(?! from| after| since)"),
+            rf"\bage of {NUM}\b", rf"\b{NUM} years of age\b",
+            # a duration is no age: '2 yrs ago', '3 yrs post allo-HCT', '2 yrs into CR1'
+            rf"\b{NUM}[- ]?(?:year|yr)s?\b(?! from| after| since| ago| post| into| later| out)"),
     "performance_status": (rf"\becog(?: ps| performance status)?(?: of| score of| is|:)? ?{NUM}\b",
                            rf"\bperformance status(?: of| score of| is|:)? ?{NUM}\b", rf"\bps ?{NUM}\b"),
     "tumor_size": (rf"\b{NUM} ?-?cm\b", rf"\bmeasuring {NUM} ?centimet"),
@@ -230,8 +233,8 @@ class RefusedFact:
 
 
 def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[FactMatch]:
-    """Every fact mention in ``question`` (longest phrases first, no overlaps). Numbers outside their key's
-    range are not facts: they are appended to ``refused`` (when given) with the range allowed."""
+    """Every fact mention in ``question`` (no overlaps): numbers in clinical shorthand (:mod:`dkg.lexicon.clinical`),
+    the generator's numeric patterns and phrases (longest first), then the lexicon's other wordings."""
     text = question.lower()
     taken = [False] * (len(text) + 1)
     found: list[FactMatch] = []
@@ -243,6 +246,13 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
         for i in range(a, b):
             taken[i] = True
 
+    clinical = clinical_facts(question).facts
+    # shorthand numbers (22F, 40 mm, MRD 0.08 %) before the generator's patterns; the generator's own phrases
+    # before the lexicon's other wordings, so every generated question still reads back as it was written
+    for span in clinical:
+        if span.source == "pattern" and free(span.start, span.end):
+            found.append(FactMatch(span.key, span.value, span.start, span.end))
+            take(span.start, span.end)
     for key, patterns in _NUMERIC_PATTERNS.items():
         for pattern in patterns:
             for m in re.finditer(pattern, text):
@@ -262,20 +272,37 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
         if band and free(m.start(), m.end()) and not any(f.key == "age" for f in found):
             found.append(FactMatch("age", band_value(*band), m.start(), m.end()))
             take(m.start(), m.end())
-    for pattern, key, value, _ in _LEXICON.entries:
-        for m in pattern.finditer(text):
-            if free(m.start(), m.end()):
-                found.append(FactMatch(key, value, m.start(), m.end()))
+    for word_pattern, word_key, word_value, _ in _LEXICON.entries:
+        for m in word_pattern.finditer(text):
+            if free(m.start(), m.end()) and not _negated(text, m.start()):
+                found.append(FactMatch(word_key, word_value, m.start(), m.end()))
                 take(m.start(), m.end())
+    for span in clinical:
+        if span.source != "pattern" and free(span.start, span.end):
+            found.append(FactMatch(span.key, span.value, span.start, span.end))
+            take(span.start, span.end)
     return sorted(found, key=lambda f: f.start)
 
 
+def _negated(text: str, start: int) -> bool:
+    """A phrase right after 'no' / 'without' ('no lung disease') states the opposite, not the fact."""
+    return re.search(r"(?:\bno|\bnot|\bwithout|\bnor)\s+(?:\w+\s+)?$", text[max(0, start - 16):start]) is not None
+
+
 def extract_facts(question: str) -> Facts:
-    """``{key: canonical value}`` for the facts stated in ``question`` (first mention of a key wins)."""
+    """``{key: canonical value}`` for the facts stated in ``question``: the first mention of a key wins, except
+    that a specific value beats the wildcard ``any`` ('metastatic ... bone mets' → metastasis=bone)."""
     facts: Facts = {}
     for match in find_facts(question):
+        if facts.get(match.key) == "any":
+            facts[match.key] = match.value
         facts.setdefault(match.key, match.value)
     return facts
+
+
+def unknown_facts(question: str) -> list[str]:
+    """Keys the question says are not established yet ("comorbidities haven't been reviewed")."""
+    return clinical_facts(question).unknown
 
 
 def refused_facts(question: str) -> list[RefusedFact]:

@@ -19,9 +19,11 @@ from dkg.answers import Answer, Evidence
 from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
 from dkg.graph.db import Graph
+from dkg.lexicon.clinical import implied_facts
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
+from dkg.qa.pathway import cypher_from_starts, position_weights, start_nodes
 from dkg.qa.queries import GUIDELINES, QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
@@ -142,7 +144,7 @@ class TextToCypherService:
         timings["generate"] = (time.perf_counter() - t) * 1000
         # CPU time of the decoding (all threads of this process): wall time on a shared machine includes waiting
         timings["generate_cpu"] = (time.process_time() - cpu) * 1000
-        facts = extract_facts(question)
+        facts = implied_facts(extract_facts(question))
         problems: list[str] = []
         for index, decoded in enumerate(beams):
             t = time.perf_counter()
@@ -177,9 +179,9 @@ class TextToCypherService:
             # and treatment phrase; it still goes through the plan check.
             try:
                 version = self.version_of(found[0])
-                sketch = fallback_sketch(question, found[0], self.treatments(found[0], version), facts)
-                if sketch is not None:
-                    grounded = ground_sketch(sketch, question, self.treatments(found[0], version), facts)
+                repair = fallback_sketch(question, found[0], self.treatments(found[0], version), facts)
+                if repair is not None:
+                    grounded = ground_sketch(repair, question, self.treatments(found[0], version), facts)
                     params = grounded.sketch.params(grounded.facts, version)
                     sketch, cypher, rows = self._execute(grounded.sketch, params)
                     timings["total"] = (time.perf_counter() - start) * 1000
@@ -196,8 +198,14 @@ class TextToCypherService:
     def _execute(self, sketch: QuerySketch, params: dict[str, Any]) -> tuple[QuerySketch, str, list[dict[str, Any]]]:
         """Run a grounded query; when a patient query finds nothing, retry the lenient variant: the question may
         leave out a condition the pathway needs (e.g. the lineage of Ph+ ALL), so the path may assume the fewest
-        unstated conditions, which the answer then names."""
+        unstated conditions, which the answer then names. Facts about the course so far (relapse, response ...)
+        let the walk start inside the pathway as well as at its roots (:mod:`dkg.qa.pathway`)."""
         cypher = sketch.cypher()
+        if sketch.qtype is not QuestionType.CONDITIONS:
+            stated = {k: v for k, v in params.items() if k in sketch.keys}
+            starts = start_nodes(self.graph, sketch.guideline, str(params["version"]), stated)
+            cypher = cypher_from_starts(sketch)
+            params = {**params, "starts": starts, "position_weights": position_weights()}
         rows = self.executor.run(cypher, params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)

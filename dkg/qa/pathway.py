@@ -1,0 +1,93 @@
+"""Where the patient is in the pathway: facts about the course so far (relapse, response, MRD, therapy given)
+and subtype facts (a value narrower than the one an early decision tests, e.g. papillary under non-clear-cell)
+let the walk start in front of the decision that tests them, not only at the guideline's root. Which keys
+and values do this is lexicon data (``position_keys``, ``broader`` in dkg/lexicon/data/clinical_facts.yaml);
+the start nodes come from the graph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dkg.graph.db import Graph, named_queries
+from dkg.lexicon.clinical import clinical_lexicon
+from dkg.qa.queries import QuerySketch, QuestionType, bodies
+
+_ROOT_CLAUSE = ("MATCH (root:Node {guideline: guideline, version: $version})\n"
+                "WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }")
+_FROM_STARTS = "MATCH (root:Node {guideline: guideline, version: $version})\nWHERE root.uid IN $starts"
+
+
+@dataclass(frozen=True)
+class PositionTests:
+    """The stated facts that place a patient inside the flowchart, as (key, value) tests."""
+
+    tests: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, facts: dict[str, float | str]) -> PositionTests:
+        lexicon = clinical_lexicon().data
+        tests = [(k, str(v)) for k, v in facts.items() if isinstance(v, str) and (
+            k in lexicon.position_keys or v in lexicon.broader.get(k, {}))]
+        return cls(tuple(sorted(tests)))
+
+
+def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, float | str]) -> list[str]:
+    """The roots of the guideline plus the nodes in front of a test of a position fact that a root reaches
+    consistently with the other stated facts."""
+    tests = PositionTests.of(facts)
+    queries = named_queries("qa_pathway")
+    params = {"guideline": guideline, "version": version}
+    roots = [r["uid"] for r in graph.read(queries["roots"], params)]
+    if not tests.tests:
+        return roots
+    inner = graph.read(queries["position_starts"], {**params, "tests": [{"k": k, "v": v} for k, v in tests.tests]})
+    candidates = sorted({r["uid"] for r in inner} - set(roots))
+    lexicon = clinical_lexicon().data
+    # the way in is checked with the broader value of a subtype (papillary reaches the non-clear-cell page)
+    others = {k: lexicon.broader.get(k, {}).get(str(v), v) for k, v in facts.items() if k not in lexicon.position_keys}
+    reachable = graph.read(queries["reachable_starts"], {**params, "starts": candidates, "facts": others})
+    return sorted(set(roots) | {r["uid"] for r in reachable})
+
+
+def position_weights() -> dict[str, int]:
+    """The fact keys that place a patient in the pathway and their weights (lexicon data)."""
+    return dict(clinical_lexicon().data.position_keys)
+
+
+# (pattern, replacement) pairs turning a patient body of cypher/qa.cypher into a walk from $starts that ranks
+# paths testing more position facts first; each pattern must occur exactly once
+_FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
+    (_ROOT_CLAUSE, _FROM_STARTS),
+    # a question box's own condition on a stated key counts unless its arrows branch on that key: "History of
+    # osteosarcoma: recurrence confirmed?" is entered only for osteosarcoma, "Papillary histology?" by anyone
+    ("  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE",
+     "  WHERE (NOT b.content ENDS WITH '?' OR all(k IN keys(facts) WHERE b[k] IS NULL OR facts[k] IN b[k]\n"
+     "    OR EXISTS { (b)-[o:NEXT_STEP]->() WHERE o[k] IS NOT NULL OR o[k + '_not'] IS NOT NULL }))\n"
+     "  AND all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE"),
+    ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
+     "size([k IN keys(facts) WHERE k IN ks]) AS known, "
+     "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
+     "AS positional,"),
+    ("ORDER BY unknown ASC, known DESC", "ORDER BY unknown ASC, positional DESC, known DESC"),
+    ("collect({t: t, known: known, unknown: unknown}) AS ranked",
+     "collect({t: t, known: known, unknown: unknown, positional: positional}) AS ranked"),
+    ("WHERE r.known = ranked[0].known AND",
+     "WHERE r.positional = ranked[0].positional AND r.known = ranked[0].known AND"),
+)
+
+
+def cypher_from_starts(sketch: QuerySketch) -> str:
+    """The sketch's query walking from ``$starts`` (roots and position starts) instead of the roots only,
+    preferring paths whose tests weigh more in ``$position_weights`` (patient questions only)."""
+    if sketch.qtype is QuestionType.CONDITIONS:
+        raise ValueError("a conditions query does not walk from a root")
+    text = sketch.cypher()
+    for pattern, replacement in _FROM_STARTS_EDITS:
+        if text.count(pattern) != 1:
+            raise ValueError(f"the {sketch.qtype.value} body of cypher/qa.cypher changed: {pattern!r} is not in it "
+                             "exactly once (update dkg/qa/pathway.py)")
+        text = text.replace(pattern, replacement)
+    return text
+
+
+__all__ = ["PositionTests", "bodies", "cypher_from_starts", "position_weights", "start_nodes"]
