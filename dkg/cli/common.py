@@ -52,4 +52,4 @@ def cell(value: object) -> Text:
 
 def echo(message: str) -> None:
     """Print a progress or status line verbatim (no rich markup, no highlighting)."""
-    console.print(message, markup=False, highlight=False, soft_wrap=True)
+    console.print(message, markup=False, highlight=False)

@@ -9,13 +9,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from rich.console import Console
+from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from dkg.answers import Answer, Evidence
 
 EVIDENCE_TEXT_CHARS = 160
+# Below this many columns the evidence is a list, not a table; the table's column bounds keep its text
+# column wide enough that words are not split.
+WIDE_MIN_COLUMNS = 100
+TEXT_MIN_WIDTH = 30
+WHERE_MAX_WIDTH = 24
+FIELDS_MAX_WIDTH = 20
 
 
 def _label(out: Console, label: str, value: str = "", *, style: str = "bold") -> None:
@@ -34,21 +41,54 @@ def _provenance(e: Evidence) -> str:
 
 
 def _text(e: Evidence) -> str:
+    """The evidence text on one line, cut between words after at most :data:`EVIDENCE_TEXT_CHARS` characters."""
     text = " ".join(e.content.split())
-    return text[:EVIDENCE_TEXT_CHARS] + ("…" if len(text) > EVIDENCE_TEXT_CHARS else "")
+    if len(text) <= EVIDENCE_TEXT_CHARS:
+        return text
+    return text[: EVIDENCE_TEXT_CHARS + 1].rsplit(" ", 1)[0] + " …"
 
 
 def print_evidence(out: Console, evidence: Sequence[Evidence]) -> None:
-    """A table of evidence items: score, kind, source, provenance and the best-matching fields."""
+    """Evidence items with score, kind, source, provenance, text and the best-matching fields: a table when the
+    terminal has at least :data:`WIDE_MIN_COLUMNS` columns, else an indented list whose text wraps between
+    words (a table's text column would be about 11 characters wide at 80 columns and split words)."""
+    if out.width >= WIDE_MIN_COLUMNS:
+        _evidence_table(out, evidence)
+    else:
+        _evidence_list(out, evidence)
+
+
+def _where(e: Evidence) -> list[str]:
+    """Kind, source (guideline, version and pages, or the PDQ URL) and GRAG provenance of an evidence item."""
     from dkg.retrieval.grag import source_of
 
+    return [part for part in (e.kind, source_of(e), _provenance(e)) if part]
+
+
+def _evidence_table(out: Console, evidence: Sequence[Evidence]) -> None:
     table = Table(show_lines=False)
-    for col in ("#", "score", "kind", "source", "seed / hop", "text", "fields"):
-        table.add_column(col, overflow="fold")
+    table.add_column("#", no_wrap=True)
+    table.add_column("score", no_wrap=True)
+    table.add_column("where", max_width=WHERE_MAX_WIDTH, overflow="fold")
+    table.add_column("text", ratio=1, min_width=TEXT_MIN_WIDTH)
+    table.add_column("fields", max_width=FIELDS_MAX_WIDTH)
     for i, e in enumerate(evidence, start=1):
-        table.add_row(str(i), f"{e.score:.3f}" if e.score is not None else "", Text(e.kind), Text(source_of(e)),
-                      Text(_provenance(e)), Text(_text(e)), Text(_fields(e)))
+        table.add_row(str(i), f"{e.score:.3f}" if e.score is not None else "", Text("\n".join(_where(e))),
+                      Text(_text(e)), Text(_fields(e)))
     out.print(table)
+
+
+def _evidence_list(out: Console, evidence: Sequence[Evidence]) -> None:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for i, e in enumerate(evidence, start=1):
+        score = f"{e.score:.3f}  " if e.score is not None else ""
+        lines = [Text(score + " · ".join(_where(e)), style="dim"), Text(_text(e))]
+        if _fields(e):
+            lines.append(Text(f"fields: {_fields(e)}", style="dim"))
+        grid.add_row(Text(f"{i}.", style="bold"), Group(*lines))
+    out.print(grid)
 
 
 def print_answer(out: Console, answer: Answer, *, notes: Sequence[str] = (), elapsed_ms: float | None = None,
@@ -83,6 +123,6 @@ def print_answer(out: Console, answer: Answer, *, notes: Sequence[str] = (), ela
             _label(out, "evidence path (root → node; GRAG: seed → node)")
             for e in paths:
                 via = f"   (reached from seed {e.seed_uid}, {e.hop} hop(s))" if e.hop else ""
-                out.print(f"  {' > '.join(e.path)}{via}", markup=False, highlight=False)
+                out.print(Padding(Text(f"{' > '.join(e.path)}{via}"), (0, 0, 0, 2), expand=False), highlight=False)
     if show_disclaimer:
         out.print(answer.disclaimer, style="dim", markup=False, highlight=False)
