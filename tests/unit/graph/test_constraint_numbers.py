@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dkg.api.typed import TypedConstraint, to_constraints
@@ -50,3 +52,14 @@ def test_typed_form_refuses_non_finite_bounds(value: float) -> None:
                                              ("age>=65.", 65.0), ("age in [ 15 , 39 ]", (15.0, 39.0))])
 def test_plain_numbers_are_read(text: str, value: object) -> None:
     assert Constraint.parse(text).value == value
+
+
+@pytest.mark.parametrize("cell", ["age>=nan", "age<inf", "age>=1_0", "age in [nan,70]"])
+def test_build_csvs_refuse_non_numbers_naming_the_line(tmp_path: Path, cell: str) -> None:
+    from dkg.errors import BuildError
+    from dkg.graph.build_input import read_constrained_csv
+
+    path = tmp_path / "c.csv"
+    path.write_text(f"head,head_constraints,tail,tail_constraints\na,NULL,b,NULL\nc,\"{cell}\",d,NULL\n")
+    with pytest.raises(BuildError, match=r"line 3.*is not a number"):
+        read_constrained_csv(path, "T", "1")
