@@ -4,7 +4,9 @@ Every change is one write transaction that updates the node's typed constraint p
 increments its ``rev`` and creates a ``(:Change)-[:CHANGED]->(node)`` audit record holding who,
 when, why, and the constraints (and wording) before and after. A change is based on the revision
 the curator read (``expected_rev``); if the node changed in between, the change is refused and
-nothing is written (optimistic concurrency).
+nothing is written (optimistic concurrency). The transaction takes the node's write lock before it
+compares revisions, so of several changes based on one revision exactly one commits. A change that
+would leave the node as it is writes nothing and is returned with ``op`` :data:`UNCHANGED`.
 """
 
 from __future__ import annotations
