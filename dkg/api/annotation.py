@@ -147,7 +147,7 @@ def pool(retriever: Any, query: str, k: int, methods: Sequence[str]) -> dict[str
     from dkg.retrieval.types import Hit
     evidence = {version_free(e.node_uid): e for e in retriever.evidence(query, [Hit(first_rid[v], 0.0, 0.0)
                                                                                   for v in pooled])}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for vf in pooled:
         e = evidence.get(vf)
         rows.append({"id": vf, "uid": first_rid[vf], "kind": e.kind if e else "", "content": e.content if e else vf,

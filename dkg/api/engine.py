@@ -119,7 +119,10 @@ class Engine:
         return value if value and time.monotonic() - at <= self.snapshot_ttl_s else None
 
     async def current_snapshot(self) -> str:
-        return self.fresh_snapshot() or await asyncio.to_thread(self.snapshot)
+        fresh = self.fresh_snapshot()
+        if fresh is not None:
+            return fresh
+        return await asyncio.to_thread(self.snapshot)
 
     def invalidate(self) -> None:
         """Re-read the snapshot now (after this process changed the graph)."""

@@ -118,9 +118,10 @@ async def ask(body: AskRequest, request: Request) -> Response:
 @router.post("/retrieve", response_model=Answer, summary="GRAG (or a baseline) retrieval with provenance")
 async def retrieve(body: RetrieveRequest, request: Request) -> Answer:
     engine = state_of(request).engine
-    if engine.retriever is None:
-        engine.grag(body.question, body.k)  # raises NotReadyError naming the problem
-    return await engine.run(engine.retriever.answer, body.question, body.k, body.method)  # type: ignore[no-any-return]
+    retriever = engine.retriever
+    if retriever is None:
+        return engine.grag(body.question, body.k)  # raises NotReadyError naming the problem
+    return await engine.run(retriever.answer, body.question, body.k, body.method)  # type: ignore[no-any-return]
 
 
 @router.get("/guidelines", summary="Guideline versions loaded in the graph")

@@ -84,8 +84,8 @@ def to_typed(constraints: list[str]) -> dict[str, dict[str, Any]]:
         c = Constraint.parse(text)
         form = out.setdefault(c.key, TypedConstraint())
         if VOCABULARY[c.key].kind is KeyKind.NUMERIC:
-            if c.op is Op.IN:
-                lo, hi = c.value  # type: ignore[misc]
+            if c.op is Op.IN and isinstance(c.value, tuple):
+                lo, hi = c.value
                 form.minimum, form.maximum = float(lo), float(hi)
             elif c.op is Op.EQ:
                 form.minimum = form.maximum = float(c.value)  # type: ignore[arg-type]

@@ -86,8 +86,8 @@ def build_command(
     if inputs:
         with open_graph() as graph:
             reports = []
-            for item in inputs:  # one transaction per guideline version
-                reports += build(graph, [item], force=force, on_progress=echo)
+            for build_input in inputs:  # one transaction per guideline version
+                reports += build(graph, [build_input], force=force, on_progress=echo)
         _print_reports(reports)
 
 
@@ -264,10 +264,10 @@ def diff_command(old: str = typer.Argument(..., help="Old version: a source .yam
                  json_out: Path | None = typer.Option(None, "--json-out", "-o", help="Write the operations "
                                                                                       "for `dkg apply`.")) -> None:
     """The minimal constraint SET/REMOVE operations from OLD to NEW; structural changes flagged apart."""
-    from dkg.graph.db import open_graph
+    from dkg.graph.db import Graph, open_graph
     from dkg.graph.revision import diff
 
-    opened = []
+    opened: list[Graph] = []
 
     def graph_factory():  # type: ignore[no-untyped-def]
         if not opened:

@@ -119,7 +119,7 @@ def answer_constraints(label: str, asked: list[Constraint]) -> list[Constraint] 
         return []
     c = asked[0]
     if c.op is Op.IN:
-        if isinstance(c.value, tuple):
+        if not isinstance(c.value, frozenset):
             return []  # outside a range is "below or above": not a conjunction of constraints
         return [Constraint(key=c.key, op=Op.NE, value=v) for v in sorted(c.value)]
     if c.op is Op.EQ and (c.key, c.value) in _OPPOSITE_VALUE:

@@ -150,6 +150,7 @@ def find_numeric(text: str) -> tuple[list[Constraint], list[tuple[int, int]]]:
         if mention.key is None:
             continue
         spec = VOCABULARY[mention.key]
+        value: float | tuple[float, float]
         if mention.high is not None and mention.op is None:
             lo, hi = sorted((mention.low, mention.high))
             op, value = Op.IN, (lo, hi)

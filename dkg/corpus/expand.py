@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def gold_constraint_rows(guideline: Guideline) -> list[tuple[str, str, str]]:
     return rows
 
 
-def _csv(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def _csv(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)

@@ -455,7 +455,10 @@ def layout_page(guideline: Guideline, page: Page, size: float = 8.0, text_width:
                 known = [pos[n] for n in nbrs if n in pos]
                 return sum(known) / len(known) if known else float(current.index(key))
 
-            layers[i] = sorted(current, key=lambda k, current=current: (bary(k), current.index(k)))
+            def order(key: str, current: list[str] = current) -> tuple[float, int]:
+                return bary(key), current.index(key)
+
+            layers[i] = sorted(current, key=order)
 
     # Positions across the flow: barycentre of neighbours, overlaps removed by isotonic regression.
     def place(keys: list[str], desired: list[float]) -> None:
@@ -620,11 +623,12 @@ def layout_page(guideline: Guideline, page: Page, size: float = 8.0, text_width:
     # Notes: a side column of boxes without arrows.
     note_boxes: list[PlacedBox] = []
     ny = area_top
-    for box, nb in zip(notes, note_blocks, strict=True):
-        rect = Rect(page_w - MARGIN - NOTE_W, ny, page_w - MARGIN, ny + nb.height + 2 * PAD)
-        text_rect = Rect(rect.x0 + PAD, rect.top + PAD, rect.x0 + PAD + nb.width, rect.top + PAD + nb.height)
+    for box, note_block in zip(notes, note_blocks, strict=True):
+        rect = Rect(page_w - MARGIN - NOTE_W, ny, page_w - MARGIN, ny + note_block.height + 2 * PAD)
+        text_rect = Rect(rect.x0 + PAD, rect.top + PAD, rect.x0 + PAD + note_block.width,
+                         rect.top + PAD + note_block.height)
         note_boxes.append(PlacedBox(box, Shape.RECT, rect, text_rect,
-                                    block_lines(nb, text_rect.x0, text_rect.top), _FILLS[BoxKind.NOTE]))
+                                    block_lines(note_block, text_rect.x0, text_rect.top), _FILLS[BoxKind.NOTE]))
         ny = rect.bottom + 8
 
     header = block_lines(wrap(f"{guideline.title} — Version {guideline.version}", content_w, 11, True),

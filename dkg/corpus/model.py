@@ -311,9 +311,9 @@ def structural_problems(guideline: Guideline) -> list[str]:
             if (arrow.from_, arrow.to) in pairs:
                 problems.append(f"{where}: duplicate arrow")
             pairs.add((arrow.from_, arrow.to))
-            for box in (src, dst):
-                if box is not None and box.kind is BoxKind.NOTE:
-                    problems.append(f"{where}: note box {box.id} must have no arrows")
+            for end_box in (src, dst):
+                if end_box is not None and end_box.kind is BoxKind.NOTE:
+                    problems.append(f"{where}: note box {end_box.id} must have no arrows")
             if src is not None and src.kind is BoxKind.LINK:
                 problems.append(f"{where}: arrows may not leave a link box")
             if arrow.label_constraints and not arrow.label:

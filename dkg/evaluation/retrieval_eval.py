@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,7 +73,7 @@ def rankings_for(retriever: Retriever, questions: Sequence[Question], methods: S
     return out
 
 
-def evaluate(retriever: Retriever, sets: dict[str, Sequence[Question]], methods: Sequence[str] = METHODS,
+def evaluate(retriever: Retriever, sets: Mapping[str, Sequence[Question]], methods: Sequence[str] = METHODS,
              k: int = 10, on_progress: Callable[[str], None] | None = None) -> EvalResult:
     """Run every method on every set; summary keys are ``<set>.<method>.<metric>[.ci_low|.ci_high]``."""
     start = time.perf_counter()

@@ -334,12 +334,12 @@ def _grouped_trees(
         return []
     uf = UnionFind(n)
     for i in range(n_seg):
-        si = segments[i]
+        seg_i = segments[i]
         for j in range(i + 1, n_seg):
-            sj = segments[j]
+            seg_j = segments[j]
             if min(
-                point_segment_distance(si.a, sj.a, sj.b), point_segment_distance(si.b, sj.a, sj.b),
-                point_segment_distance(sj.a, si.a, si.b), point_segment_distance(sj.b, si.a, si.b),
+                point_segment_distance(seg_i.a, seg_j.a, seg_j.b), point_segment_distance(seg_i.b, seg_j.a, seg_j.b),
+                point_segment_distance(seg_j.a, seg_i.a, seg_i.b), point_segment_distance(seg_j.b, seg_i.a, seg_i.b),
             ) <= TOUCH_TOL:
                 uf.union(i, j)
     if raster:
@@ -464,10 +464,10 @@ def _corner_bridges(segments: list[Segment], boxes: list[RawBox]) -> list[Segmen
                     for k, other in enumerate(segments) if k not in line):
                 ends.append((number, p))
     bridges = {}
-    for n, (line, p) in enumerate(ends):
+    for n, (line_number, p) in enumerate(ends):
         for other_line, q in ends[n + 1:]:
-            if line != other_line and math.dist(p, q) <= CORNER_GAP:
-                bridges[(line, other_line)] = Segment(p, q)
+            if line_number != other_line and math.dist(p, q) <= CORNER_GAP:
+                bridges[(line_number, other_line)] = Segment(p, q)
     return list(bridges.values())
 
 

@@ -50,7 +50,7 @@ def _closed(obj: dict[str, Any], pts: list[Point]) -> bool:
     return bool(obj.get("fill")) and len(pts) >= 3
 
 
-def extract_primitives(page: Any, page_index_by_objid: dict[int, int]) -> PagePrimitives:
+def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> PagePrimitives:
     """Read one pdfplumber page into primitives (coordinates in points, origin top-left)."""
     prims = PagePrimitives(page.page_number, float(page.width), float(page.height), "digital")
     seen: set[tuple[str, int, int]] = set()
@@ -123,7 +123,7 @@ def _resolve(value: Any) -> Any:
     return resolve() if callable(resolve) else value
 
 
-def _link_target(annot: dict[str, Any], index_by_objid: dict[int, int], page: Any) -> int | None:
+def _link_target(annot: dict[str, Any], index_by_objid: dict[object, int], page: Any) -> int | None:
     data = annot.get("data") or {}
     if str(_resolve(data.get("Subtype", ""))).strip("/'") not in ("Link", "/'Link'") and "Link" not in str(
         data.get("Subtype", "")

@@ -56,7 +56,7 @@ def glyph_signature(crop: np.ndarray) -> GlyphSignature | None:
     side = max(h, w)
     square = np.zeros((side, side), dtype=np.uint8)  # keep the aspect: a glyph is centred, not stretched
     square[(side - h) // 2: (side - h) // 2 + h, (side - w) // 2: (side - w) // 2 + w] = ink
-    small = cv2.resize(square, (SIDE, SIDE), interpolation=cv2.INTER_AREA).astype(np.float32)
+    small: np.ndarray = cv2.resize(square, (SIDE, SIDE), interpolation=cv2.INTER_AREA).astype(np.float32)
     small = cv2.GaussianBlur(small, (3, 3), 0)
     small -= small.mean()
     norm = float(np.linalg.norm(small))
@@ -117,7 +117,7 @@ def stem_letter(sig: GlyphSignature) -> str | None:
     height, width = ink.shape
     if height < 8 or width > 0.5 * height:
         return None
-    filled = ink.any(axis=1)
+    filled = np.asarray(ink.any(axis=1))
     spans = _row_widths(ink)
     stem = float(np.median([s for s in spans[height // 3: 3 * height // 4] if s] or [0]))
     if stem == 0:

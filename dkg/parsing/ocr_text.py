@@ -50,7 +50,7 @@ def clean_marker_read(text: str, allowed: str) -> str:
     """Normalise a whitelisted marker re-read to ``"a"`` or ``"a,b"``: only allowed keys, no empty parts."""
     text = text.lower().replace(".", ",").replace(";", ",")
     keys = [k for k in (part.strip() for part in text.split(",")) if k]
-    out = []
+    out: list[str] = []
     for key in keys:
         letters = "".join(ch for ch in key if ch in allowed)
         if not letters:

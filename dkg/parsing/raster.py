@@ -135,7 +135,7 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
             region = np.zeros_like(ink)
             cv2.drawContours(region, [contour], -1, 255, thickness=cv2.FILLED)
             region = cv2.erode(region, np.ones((3, 3), np.uint8), iterations=stroke + 1)
-            density = np.count_nonzero(cv2.bitwise_and(ink, region)) / max(np.count_nonzero(region), 1)
+            density = np.count_nonzero(cv2.bitwise_and(ink, region)) / max(int(np.count_nonzero(region)), 1)
             if kind != "polygon" and density < 0.01:
                 continue  # empty, or only a connector label: a rectangle fenced in by connectors
             candidates.append((contour, approx, kind, (x, y, x + cw, y + ch)))
@@ -248,7 +248,7 @@ def _bold_heads(blob: np.ndarray, x: int, y: int, sx: float, sy: float) -> list[
     placed at ``x``, ``y``): the parts wider than its own stroke that end a line. A second opening just wider
     than the stroke keeps the heads and also the corners and junctions; a head is left by its line on one
     side only, a corner on two, a junction on three."""
-    mask = (blob > 0).astype(np.uint8)
+    mask: np.ndarray = (blob > 0).astype(np.uint8)
     depth = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
     k = int(2 * float(np.percentile(depth[mask > 0], 95)) + 3)
     mask = cv2.copyMakeBorder(mask, k + 1, k + 1, k + 1, k + 1, cv2.BORDER_CONSTANT, value=0)
@@ -515,7 +515,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
                 if c.text in "=<>" else c for c in word]
         word = bars_read_as_one(word, ink)
         parts: list[list[_Char]] = [[]]
-        letters = sum(1 for c in word if c.text.isalnum())
+        letter_count = sum(1 for c in word if c.text.isalnum())
         # a marker raised after the word's letters: tesseract read the pair as one word and its glyph boxes
         # (offset by the extra glyph) cannot tell which letters are the marker; the letters before the run
         # are re-read on their own with the marker out of the picture
@@ -543,7 +543,7 @@ def _line_tokens(words: list[list[_Char]], gray: np.ndarray, ink: np.ndarray, sx
         for char in word:
             # tesseract's guesses at a raised glyph (``TKI?``, ``therapy';``) that fell just outside the run
             # split the word there too, so punctuation after the marker stays after it
-            stray = letters > 0 and char.text in MISREAD_MARKS and near_run(char)
+            stray = letter_count > 0 and char.text in MISREAD_MARKS and near_run(char)
             if run_of(char) is None and not stray:
                 parts[-1].append(char)
             elif parts[-1]:

@@ -162,9 +162,10 @@ def _requirements(constraints: list[str]) -> dict[str, _Requirement] | None:
         c = Constraint.parse(text)
         r = reqs.setdefault(c.key, _Requirement())
         if VOCABULARY[c.key].kind is KeyKind.NUMERIC:
-            lows, highs = [], []
-            if c.op is Op.IN:
-                lo, hi = c.value  # type: ignore[misc]
+            lows: list[tuple[float, bool]] = []
+            highs: list[tuple[float, bool]] = []
+            if c.op is Op.IN and isinstance(c.value, tuple):
+                lo, hi = c.value
                 lows.append((lo, False))
                 highs.append((hi, False))
             elif c.op in (Op.GT, Op.GE):
@@ -243,9 +244,8 @@ def _sample_facts(reqs: dict[str, _Requirement], rng: random.Random
             if got[1]:
                 bands[key] = got[1]
         else:
-            pool = r.allowed if r.allowed is not None else {v for (k, v) in SURFACE if k == key}
-            pool = sorted(pool - r.excluded)
-            pool = [v for v in pool if (key, v) in SURFACE]
+            allowed = r.allowed if r.allowed is not None else {v for (k, v) in SURFACE if k == key}
+            pool = [v for v in sorted(allowed - r.excluded) if (key, v) in SURFACE]
             if not pool:
                 return None
             facts[key] = rng.choice(pool)
