@@ -105,6 +105,23 @@ def test_clinician_asks_and_sees_answer_cypher_and_evidence_graph(page: Any) -> 
     shot(page, "clinician")
 
 
+def test_node_details_never_show_null(page: Any) -> None:
+    # issue 21 item 13: a box without treatments showed a literal "null" in its details
+    page.goto("/clinician")
+    page.get_by_label("Question about the guidelines").fill(QUESTION)
+    page.get_by_role("button", name="Ask", exact=True).click()
+    page.wait_for_selector("#ask-status.ok")
+    nodes = page.locator("svg.graph g.node")
+    without_treatments = 0
+    for i in range(nodes.count()):
+        nodes.nth(i).click()
+        page.wait_for_selector("#node-detail button:has-text('Expand neighbours')")
+        text = page.locator("#node-detail").inner_text()
+        assert "null" not in text and "undefined" not in text, text
+        without_treatments += "Treatments offered" not in text
+    assert without_treatments >= 1  # the case of the defect was on the page
+
+
 def _open_node(page: Any) -> None:
     page.goto("/curator")
     page.get_by_label("Text in the box").fill(NODE_TEXT)

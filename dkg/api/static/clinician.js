@@ -20,7 +20,8 @@
       detail.replaceChildren(
         el("p", {}, el("strong", { text: DKG.kindOf(nb.labels) + ": " }), nb.content),
         el("p", {}, `${nb.guideline} ${nb.version}, page(s) ${nb.pages.join(", ") || "—"} · constraints: ${nb.constraints.join(", ") || "none"}`),
-        nb.treatments.length ? el("p", {}, "Treatments offered: " + nb.treatments.join("; ")) : null,
+        // replaceChildren writes a null argument as the text "null": leave the paragraph out instead
+        ...(nb.treatments.length ? [el("p", {}, "Treatments offered: " + nb.treatments.join("; "))] : []),
         el("div", { class: "row" },
           el("button", { type: "button", class: "secondary", text: "Expand neighbours",
             onclick: () => { graph.addNeighbourhood(nb); graph.draw(); } }),
