@@ -47,3 +47,25 @@ RETURN name, state, populationPercent;
 MATCH (n:Retrievable)
 RETURN n.rid AS rid, CASE WHEN n:Section THEN n.qtype WHEN n:Treatment THEN 'treatment'
        WHEN n:Decision OR n:Action THEN 'recommendation' END AS qtype;
+
+// name: disease_names
+// The knowledge layer's diseases, which the query-understanding step resolves mentions onto.
+MATCH (d:Disease)
+RETURN d.name AS name ORDER BY name;
+
+// name: node_diseases
+// rid → diseases each retrievable node belongs to: a section its disease, a guideline box the diseases its
+// guideline version covers. (Treatment nodes belong to no disease: they are shared across guidelines.)
+MATCH (d:Disease)-[:HAS_SECTION]->(s:Retrievable)
+RETURN s.rid AS rid, collect(DISTINCT d.name) AS diseases
+UNION
+MATCH (g:GuidelineVersion)-[:COVERS]->(d:Disease)
+MATCH (g)-[:CONTAINS]->(n:Retrievable)
+RETURN n.rid AS rid, collect(DISTINCT d.name) AS diseases;
+
+// name: disease_sections
+// The sections of the resolved diseases, scored like seeds (q·v and q·g).
+MATCH (d:Disease)-[:HAS_SECTION]->(s:Retrievable)
+WHERE d.name IN $names AND s.{emb} IS NOT NULL
+RETURN DISTINCT s.rid AS rid, 2.0 * vector.similarity.cosine($q, s.{emb}) - 1.0 AS cos,
+       2.0 * vector.similarity.cosine($q, coalesce(s.{nbr}, s.{emb})) - 1.0 AS gcos;

@@ -27,6 +27,8 @@ class Evidence(BaseModel):
     hop: int | None = Field(default=None, description="GRAG: hops from the seed")
     path: list[str] = Field(default_factory=list, description="node uids from the guideline root to this node")
     field_contributions: dict[str, float] = Field(default_factory=dict)
+    reason: str | None = Field(default=None, description="GRAG: why the question's understanding ranked it "
+                                                          "(the disease or the sub-query it answers)")
 
 
 class Answer(BaseModel):

@@ -44,30 +44,13 @@ class EvalResult:
 def rankings_for(retriever: Retriever, questions: Sequence[Question], methods: Sequence[str], k: int,
                  on_progress: Callable[[str], None] | None = None) -> dict[str, list[list[str]]]:
     """Per method, the version-free top-k ranking of every question (each query embedded once)."""
-    assert retriever.embedder is not None
-    vectors = retriever.embedder.encode([q.question for q in questions])
     out: dict[str, list[list[str]]] = {m: [] for m in methods}
     depth = max(k, HYBRID_DEPTH)
-    for i, (q, vec) in enumerate(zip(questions, vectors, strict=True)):
-        qvec = vec.astype(float).tolist()
-        need_grag = any(m in methods for m in ("grag", "grag_nointent", "hybrid"))
-        plain_hits = retriever.grag(qvec, depth * 2) if need_grag else []
-        grag_hits = retriever.with_intent(q.question, plain_hits, depth * 2) if need_grag else []
-        lexical = retriever.bm25().search(q.question, depth * 2) if ("bm25" in methods or "hybrid" in methods) else []
+    prepared = retriever.prepare([q.question for q in questions])
+    for i, (analysis, qvec) in enumerate(prepared):
+        hits = retriever.rank_methods(analysis, qvec, methods, depth * 2)
         for m in methods:
-            if m == "grag":
-                hits = grag_hits
-            elif m == "grag_nointent":
-                hits = plain_hits
-            elif m == "bm25":
-                hits = [Hit(rid, s, 0.0) for rid, s in lexical]
-            elif m == "hybrid":
-                hits = Retriever.fuse(grag_hits, lexical, depth * 2)
-            elif m in ("vector", "vector_exact"):
-                hits = retriever.search(q.question, m, depth * 2, qvec=qvec)  # type: ignore[arg-type]
-            else:
-                raise ValueError(f"unknown method {m!r}; choose from {', '.join(METHODS)}")
-            out[m].append(dedupe_ranking(hits, k))
+            out[m].append(dedupe_ranking(hits[m], k))
         if on_progress and (i + 1) % 100 == 0:
             on_progress(f"{i + 1}/{len(questions)} questions")
     return out

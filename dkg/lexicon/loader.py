@@ -43,7 +43,7 @@ def _describe(exc: ValidationError, raw: dict[str, Any], files: dict[str, str]) 
     problems = []
     for err in exc.errors():
         loc = list(err["loc"])
-        where = files.get(str(loc[0]), str(loc[0])) if loc else "?"
+        where = files.get(str(loc[0]), str(loc[0])) if loc else "the lexicon files"
         entry = ""
         if len(loc) > 1 and isinstance(loc[1], int):
             item = raw[str(loc[0])][loc[1]]

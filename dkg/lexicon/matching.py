@@ -54,8 +54,10 @@ def _phrase_pattern(phrase: str) -> str:
 
 
 def _bounded(pattern: str, literal: str) -> str:
+    """``pattern`` as a whole word: no letter or digit may touch it (a term ending in "/" such as "w/" may
+    run into the next word: "w/chemo")."""
     head = r"(?<![A-Za-z0-9])" if literal[:1].isalnum() else ""
-    tail = r"(?![A-Za-z0-9])" if literal[-1:].isalnum() else ""
+    tail = "" if literal.endswith("/") else r"(?![A-Za-z0-9])"
     return f"{head}(?:{pattern}){tail}"
 
 
@@ -71,7 +73,8 @@ def _leftmost_longest(spans: Iterable[tuple[int, int, object]]) -> list[tuple[in
 
 @dataclass(frozen=True)
 class Expansion:
-    """One term found in the question and what it was expanded to."""
+    """One term found in the question and what it was expanded to (``start``/``end``: its place in the
+    question after spelling normalisation)."""
 
     term: str
     expansion: str
@@ -82,11 +85,16 @@ class Expansion:
 
 @dataclass(frozen=True)
 class ExpandedQuery:
-    """The question with spellings normalised and abbreviations, shorthand and lay words expanded."""
+    """The question with spellings normalised and abbreviations, shorthand and lay words expanded.
+
+    ``text`` has the append-mode expansions in brackets at the end (the question's phrases stay intact);
+    ``inline`` has each right after its term ("RT (radiation therapy)"), for reading what each clause asks.
+    """
 
     original: str
     text: str
     expansions: tuple[Expansion, ...] = ()
+    inline: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,14 @@ class DiseaseMention:
     start: int
     end: int
     via: Literal["name", "site"] = "name"
+    spans: tuple[tuple[int, int], ...] = ()
+
+    def masked(self, text: str) -> str:
+        """``text`` with this mention's words blanked out (its own spans, or start..end)."""
+        out = text
+        for start, end in self.spans or ((self.start, self.end),):
+            out = out[:start] + " " * (end - start) + out[end:]
+        return out
 
 
 class Lexicon:
@@ -149,11 +165,13 @@ class Lexicon:
         return self._terms_cs.get(surface) or self._terms_ci.get(surface.casefold())
 
     def expand_query(self, text: str) -> ExpandedQuery:
-        """The question with abbreviations, shorthand and lay words expanded (see :class:`TermEntry`).
+        """The question with abbreviations, shorthand and lay words expanded (see :class:`TermEntry`):
+        replace-mode terms in place, append-mode expansions in brackets at the end, so the question's own
+        phrases stay intact for disease-name matching.
 
         >>> q = load_lexicon().expand_query("Tx options s/p WLE for melanoma?")
         >>> q.text
-        'treatment options after wide local excision for melanoma?'
+        'treatment options after WLE for melanoma? (wide local excision)'
         >>> [(e.term, e.kind) for e in q.expansions]
         [('Tx', 'shorthand'), ('s/p', 'shorthand'), ('WLE', 'abbreviation')]
         """
@@ -163,7 +181,9 @@ class Lexicon:
             if regex is not None:
                 spans.extend((m.start(), m.end(), m.group(0)) for m in regex.finditer(spelled))
         pieces: list[str] = []
+        inline: list[str] = []
         expansions: list[Expansion] = []
+        appended: list[str] = []
         last = 0
         folded = spelled.casefold()
         for start, end, surface in _leftmost_longest(spans):
@@ -171,15 +191,23 @@ class Lexicon:
             if entry is None:
                 continue
             pieces.append(spelled[last:start])
-            if entry.mode == "append":
-                already = entry.expansion.casefold() in folded
-                pieces.append(str(surface) if already else f"{surface} ({entry.expansion})")
+            inline.append(spelled[last:start])
+            if entry.appends:
+                pieces.append(str(surface))
+                new = entry.expansion.casefold() not in folded
+                inline.append(f"{surface} ({entry.expansion})" if new else str(surface))
+                if new and entry.expansion not in appended:
+                    appended.append(entry.expansion)
             else:
                 pieces.append(entry.expansion)
+                inline.append(entry.expansion)
             expansions.append(Expansion(str(surface), entry.expansion, entry.kind, start, end))
             last = end
         pieces.append(spelled[last:])
-        return ExpandedQuery(text, "".join(pieces), tuple(expansions))
+        inline.append(spelled[last:])
+        if appended:
+            pieces.append(f" ({'; '.join(appended)})")
+        return ExpandedQuery(text, "".join(pieces), tuple(expansions), "".join(inline))
 
     # ---- population -----------------------------------------------------------------------------
     def population(self, text: str) -> PopulationCue:
@@ -290,6 +318,7 @@ class DiseaseResolver:
     disease_names: Iterable[str]
     unknown: tuple[str, ...] = field(default=(), init=False)
     populations: dict[str, Population | None] = field(default_factory=dict, init=False)
+    broader: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     _ci: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
     _cs: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
     _sites: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
@@ -315,6 +344,9 @@ class DiseaseResolver:
             for site in entry.sites if entry else ():
                 self._add(self._sites, phrase_key(site), name)
         self._cancer_words = frozenset(phrase_key(w) for w in self.lexicon.data.cancer_words)
+        known = set(names)
+        self.broader = {name: tuple(b for b in curated[name].part_of if b in known)
+                        for name in names if name in curated and curated[name].part_of}
 
     def _add(self, table: dict[str, set[str]], key: str, name: str) -> None:
         if key:
@@ -337,7 +369,8 @@ class DiseaseResolver:
         """The disease mentions of ``text``, leftmost-longest, one per distinct set of diseases.
 
         With ``population``, a mention drops the diseases of the other population unless none would be left
-        ("kidney cancer in adults": renal cell cancer, not Wilms tumour). Body sites ("a growth on the
+        ("kidney cancer in adults": renal cell cancer, not Wilms tumour; beside a childhood form, a form
+        with no population counts as the adult one). Body sites ("a growth on the
         pituitary gland") count only when no disease is named and the text speaks of a cancer; all sites
         found form one mention.
         """
@@ -351,7 +384,8 @@ class DiseaseResolver:
                 names: set[str] = set()
                 for _, _, found in sites:
                     names |= found  # type: ignore[arg-type]
-                out = [replace(m, via="site") for m in
+                site_spans = tuple((tokens[a][2], tokens[b - 1][3]) for a, b, _ in sites)
+                out = [replace(m, via="site", spans=site_spans) for m in
                        self._collect(folded, tokens, [(sites[0][0], sites[-1][1], names)], population)]
         return out
 
@@ -371,8 +405,9 @@ class DiseaseResolver:
     def _for_population(self, diseases: tuple[str, ...], population: Population | None) -> tuple[str, ...]:
         if population is None:
             return diseases
-        other = "adult" if population == "childhood" else "childhood"
-        kept = tuple(d for d in diseases if self.populations.get(d) != other)
+        # Beside a childhood form, a form with no population is the adult one (Renal Cell Cancer beside Wilms).
+        childhood = tuple(d for d in diseases if self.populations.get(d) == "childhood")
+        kept = childhood if population == "childhood" else tuple(d for d in diseases if d not in childhood)
         return kept or diseases
 
 

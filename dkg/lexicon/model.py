@@ -39,16 +39,22 @@ class TermEntry(_Entry):
     """An abbreviation, shorthand or lay word and what it stands for.
 
     ``mode``: ``replace`` puts the expansion in place of the term (the term itself is noise for search:
-    "Tx", "s/p"); ``append`` keeps the term and adds the expansion after it in brackets (the term also
-    occurs in the texts, as "CNS" or "PSA" do, or it is a lay word worth keeping).
+    "Tx", "s/p"); ``append`` keeps the term and adds the expansion in brackets (the term also occurs in
+    the texts, as "CNS", "CR" or "PSA" do in guideline boxes, or it is a lay word worth keeping). Unset:
+    ``replace`` for shorthand, ``append`` for abbreviations and lay words.
     """
 
     term: str = Field(min_length=1, max_length=60)
     expansion: str = Field(min_length=1, max_length=120)
     kind: TermKind
     case_sensitive: bool = Field(default=False, description="match only as written (ALL, ET, Ca)")
-    mode: Literal["replace", "append"] = "replace"
+    mode: Literal["replace", "append"] | None = None
     note: str | None = None
+
+    @property
+    def appends(self) -> bool:
+        """Whether the term is kept and the expansion added (see ``mode``)."""
+        return self.mode == "append" if self.mode is not None else self.kind != "shorthand"
 
     @field_validator("term", "expansion")
     @classmethod
@@ -86,6 +92,9 @@ class DiseaseEntry(_Entry):
     aliases: tuple[Alias, ...] = Field(default=())
     sites: tuple[str, ...] = Field(default=(), description="body sites that point to this disease when a "
                                                             "question speaks of a cancer but names none")
+    part_of: tuple[str, ...] = Field(default=(), description="broader diseases whose summaries also cover this "
+                                                              "one (CMML: Myelodysplastic/ Myeloproliferative "
+                                                              "Neoplasms)")
 
     @field_validator("aliases", mode="before")
     @classmethod
@@ -162,4 +171,7 @@ class LexiconData(_Entry):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"diseases listed twice: {twice} (merge their aliases into one entry)")
+        unknown = sorted({b for d in self.diseases for b in d.part_of} - set(names))
+        if unknown:
+            raise ValueError(f"part_of names diseases without an entry: {unknown} (add an entry, or fix the name)")
         return self

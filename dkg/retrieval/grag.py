@@ -20,6 +20,7 @@ import numpy as np
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
+from dkg.lexicon import DiseaseResolver, load_lexicon
 from dkg.retrieval.embedding import TRAINED_EMBEDDERS, Embedder, minilm
 from dkg.retrieval.errors import BadQueryError, IndexMissingError, IndexStaleError
 from dkg.retrieval.explain import field_contributions
@@ -28,7 +29,9 @@ from dkg.retrieval.intent import query_intent, rerank_by_intent
 from dkg.retrieval.lexical import BM25Index, reciprocal_rank_fusion
 from dkg.retrieval.serialize import parse_fields
 from dkg.retrieval.settings import RetrievalSettings, load_retrieval_settings
+from dkg.retrieval.subqueries import rank_understood
 from dkg.retrieval.types import Hit
+from dkg.retrieval.understanding import QueryAnalysis, understand
 
 Method = Literal["grag", "grag_nointent", "vector", "vector_exact", "bm25", "hybrid"]
 METHODS: tuple[str, ...] = ("bm25", "vector", "grag_nointent", "grag", "hybrid")
@@ -115,6 +118,8 @@ class Retriever:
     check: bool = True
     _bm25: BM25Index | None = field(default=None, init=False, repr=False)
     _node_types: dict[str, str] | None = field(default=None, init=False, repr=False)
+    _node_diseases: dict[str, frozenset[str]] | None = field(default=None, init=False, repr=False)
+    _resolver: DiseaseResolver | None = field(default=None, init=False, repr=False)
     _queries: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -196,15 +201,93 @@ class Retriever:
             return list(hits)[:k]
         return rerank_by_intent(hits, query_intent(query), self.node_types(), weight, k)
 
+    # ---- query understanding --------------------------------------------------------------------
+    def resolver(self) -> DiseaseResolver:
+        """Disease-name resolution onto this graph's :Disease nodes (read once per retriever)."""
+        if self._resolver is None:
+            names = [r["name"] for r in self.graph.read(self._queries["disease_names"]) if r["name"]]
+            self._resolver = load_lexicon().resolver(names)
+        return self._resolver
+
+    def node_diseases(self) -> dict[str, frozenset[str]]:
+        """rid → the diseases a retrievable node belongs to (read once per retriever)."""
+        if self._node_diseases is None:
+            self._node_diseases = {r["rid"]: frozenset(r["diseases"])
+                                   for r in self.graph.read(self._queries["node_diseases"])}
+        return self._node_diseases
+
+    def analyse(self, query: str) -> QueryAnalysis:
+        """How the retriever reads ``query`` (the plain question when understanding is switched off)."""
+        text = validate_query(query, self.settings.max_query_chars)
+        if not self.settings.understanding:
+            return QueryAnalysis(text, text, intent=query_intent(text))
+        return understand(text, load_lexicon(), self.resolver())
+
+    def prepare(self, queries: Sequence[str]) -> list[tuple[QueryAnalysis, list[float]]]:
+        """Each query's analysis and the embedding of its searched text (embedded in one batch)."""
+        analyses = [self.analyse(q) for q in queries]
+        assert self.embedder is not None
+        if not analyses:
+            return []
+        vectors = self.embedder.encode([a.text for a in analyses])
+        return [(a, v.astype(float).tolist()) for a, v in zip(analyses, vectors, strict=True)]
+
+    def disease_sections(self, diseases: Sequence[str], qvec: list[float]) -> list[tuple[str, float, float]]:
+        """(rid, q·v, q·g) of every section of ``diseases``."""
+        rows = self.graph.read(_template(self._queries["disease_sections"], str(self.model)),
+                               {"names": list(diseases), "q": qvec})
+        return [(r["rid"], float(r["cos"]), float(r["gcos"])) for r in rows]
+
+    def understood(self, analysis: QueryAnalysis, qvec: list[float], k: int, **grag_args: Any) -> list[Hit]:
+        """GRAG read through the query's understanding: the GRAG candidates plus the sections of the diseases
+        it names, ranked per sub-query (disease boost and intent term) and interleaved."""
+        if not self.settings.understanding:
+            return self.with_intent(analysis.original, self.grag(qvec, max(k, INTENT_DEPTH), **grag_args), k)
+        candidates = {h.rid: h for h in self.grag(qvec, max(k, INTENT_DEPTH), **grag_args)}
+        if analysis.disease_weights:
+            alpha = grag_args.get("alpha") or self.settings.alpha
+            lam = grag_args.get("lam") or self.settings.lam
+            for rid, cos, gcos in self.disease_sections(list(analysis.disease_weights), qvec):
+                hit = Hit(rid, grag_score(cos, gcos, 0, alpha, lam), cos, (1.0 - alpha) * gcos, rid, 0, (rid,))
+                if rid not in candidates or candidates[rid].score < hit.score:
+                    candidates[rid] = hit
+        return rank_understood(list(candidates.values()), analysis, self.node_types(), self.node_diseases(),
+                               intent_weight=self.settings.intent_weight,
+                               disease_weight=self.settings.disease_weight, k=k)
+
+    def rank_methods(self, analysis: QueryAnalysis, qvec: list[float], methods: Sequence[str],
+                     k: int) -> dict[str, list[Hit]]:
+        """The top-``k`` hits of each method for one analysed query (shared work done once)."""
+        out: dict[str, list[Hit]] = {}
+        lexical = self.bm25().search(analysis.text, k) if {"bm25", "hybrid"} & set(methods) else []
+        understood = self.understood(analysis, qvec, k) if {"grag", "hybrid"} & set(methods) else []
+        for m in methods:
+            if m == "bm25":
+                out[m] = [Hit(rid, score, 0.0) for rid, score in lexical]
+            elif m in ("vector", "vector_exact"):
+                rows = self.seeds(qvec, k, exact=m == "vector_exact")
+                out[m] = [Hit(rid, cos, cos, seed=rid) for rid, cos, _ in rows]
+            elif m == "grag_nointent":
+                out[m] = self.grag(qvec, k)
+            elif m == "grag":
+                out[m] = understood
+            elif m == "hybrid":
+                out[m] = self.fuse(understood, lexical, k)
+            else:
+                raise ValueError(f"unknown method {m!r}; choose from grag, grag_nointent, vector, vector_exact, "
+                                 "bm25, hybrid")
+        return out
+
     def search(self, query: str, method: Method = "grag", k: int | None = None, *, qvec: list[float] | None = None,
                **grag_args: Any) -> list[Hit]:
-        """The top-``k`` hits of one method (``qvec``: the query's embedding, when already computed)."""
-        text = validate_query(query, self.settings.max_query_chars)
+        """The top-``k`` hits of one method (``qvec``: the embedding of the query's searched text, when
+        already computed)."""
+        analysis = self.analyse(query)
         k = k or self.settings.top_k
         if method == "bm25":
-            return [Hit(rid, score, 0.0) for rid, score in self.bm25().search(text, k)]
+            return [Hit(rid, score, 0.0) for rid, score in self.bm25().search(analysis.text, k)]
         if qvec is None:
-            qvec = self.embed(text)
+            qvec = self.embed(analysis.text)
         if not np.any(qvec):
             raise BadQueryError(f"none of the question's words are known to the {self.model} embedding; "
                                 "rephrase it with medical terms")
@@ -213,21 +296,22 @@ class Retriever:
         if method == "grag_nointent":
             return self.grag(qvec, k, **grag_args)
         if method == "grag":
-            return self.with_intent(text, self.grag(qvec, max(k, INTENT_DEPTH), **grag_args), k)
+            return self.understood(analysis, qvec, k, **grag_args)
         if method == "hybrid":
             depth = max(k, HYBRID_DEPTH)
-            grag_hits = self.with_intent(text, self.grag(qvec, max(depth, INTENT_DEPTH), **grag_args), depth)
-            return self.fuse(grag_hits, self.bm25().search(text, depth), k)
+            return self.fuse(self.understood(analysis, qvec, depth, **grag_args),
+                             self.bm25().search(analysis.text, depth), k)
         raise ValueError(f"unknown method {method!r}; choose from grag, grag_nointent, vector, vector_exact, bm25, "
                          "hybrid")
 
-    @staticmethod
-    def fuse(grag_hits: Sequence[Hit], lexical: Sequence[tuple[str, float]], k: int) -> list[Hit]:
-        """The hybrid ranking: reciprocal-rank fusion of GRAG and BM25 (provenance kept from GRAG)."""
+    def fuse(self, grag_hits: Sequence[Hit], lexical: Sequence[tuple[str, float]], k: int) -> list[Hit]:
+        """The hybrid ranking: reciprocal-rank fusion of GRAG and BM25, BM25 weighted by
+        ``DKG_RETRIEVAL_HYBRID_LEXICAL_WEIGHT`` (provenance kept from GRAG)."""
         by_rid = {h.rid: h for h in grag_hits}
-        fused = reciprocal_rank_fusion([[h.rid for h in grag_hits], [rid for rid, _ in lexical]], k)
-        return [Hit(rid, score, by_rid[rid].cos, seed=by_rid[rid].seed, hop=by_rid[rid].hop, via=by_rid[rid].via)
-                if rid in by_rid else Hit(rid, score, 0.0) for rid, score in fused]
+        fused = reciprocal_rank_fusion([[h.rid for h in grag_hits], [rid for rid, _ in lexical]], k,
+                                       weights=[1.0, self.settings.hybrid_lexical_weight])
+        return [Hit(rid, score, by_rid[rid].cos, seed=by_rid[rid].seed, hop=by_rid[rid].hop, via=by_rid[rid].via,
+                    reason=by_rid[rid].reason) if rid in by_rid else Hit(rid, score, 0.0) for rid, score in fused]
 
     # ---- evidence -------------------------------------------------------------------------------
     def evidence(self, query: str, hits: Sequence[Hit]) -> list[Evidence]:
@@ -258,7 +342,7 @@ class Retriever:
                 node_uid=hit.rid, content=content, kind=kind, guideline=row["guideline"], version=row["version"],
                 pages=list(row["pages"] or []), source_url=row["url"], score=round(hit.score, 4),
                 seed_uid=hit.seed, hop=hit.hop, path=list(row["path"] or [hit.rid]),
-                field_contributions=field_contributions(query, fields)))
+                field_contributions=field_contributions(query, fields), reason=hit.reason))
         return out
 
     def answer(self, question: str, k: int | None = None, method: Method = "grag") -> Answer:

@@ -36,12 +36,14 @@ CUES: tuple[tuple[str, str, float], ...] = (
                  r"|lumps?|swelling|pain(ful)?|bleeding|fever|tired(ness)?|weight loss", 1.0),
     # exams and tests: how the disease is found
     ("exams and tests", r"diagnos(e|ed|es|is|ing|tic)|tests?|testing|exams?|examinations?|scans?|biops(y|ies)"
-                        r"|detect(ed|s|ion)?|find( out)?|found|check(ed|s)?( for)?|confirm(ed|s)?|screen(ing)?"
-                        r"|look for|imaging|blood work|x-rays?", 1.0),
+                        r"|detect(ed|s|ion)?|find out|check(ed|s)?( for)?|confirm(ed|s)?|screen(ing)?"
+                        r"|imaging|blood work|x-rays?", 1.0),
+    # "they found cancer", "signs to look for": words that also tell a story or ask about symptoms
+    ("exams and tests", r"find|found|look for", 0.5),
     # outlook: prognosis
     ("outlook", r"prognosis|outlook|surviv(e|al|ing)|recover(y|ing)?|cur(e|ed|able)|odds|life expectancy"
                 r"|how long|get better|beat(ing)?|fatal|deadly|die|chances? of (recovery|survival|beating)"
-                r"|expect", 1.0),
+                r"|expect|how well\b.{0,30}\b(do|does|doing|recover|respond)\w*|what affects how", 1.0),
     # stages: how far it has spread
     ("stages", r"stag(e|es|ed|ing)|spread|how far|extent|advanced|metasta\w*|grade[sd]?|classif\w*", 1.0),
     # susceptibility: who gets it
@@ -103,6 +105,21 @@ def query_intent(question: str) -> dict[str, float]:
         return {}
     top = max(found.values())
     return {t: round(w / top, 4) for t, w in sorted(found.items(), key=lambda x: (-x[1], x[0]))}
+
+
+def cue_counts(question: str) -> dict[str, int]:
+    """How many times each type's full-weight cues occur in ``question``.
+
+    >>> cue_counts("surgery or radiation therapy, after a sentinel node biopsy?")
+    {'treatment': 3, 'exams and tests': 1}
+    """
+    counts: dict[str, int] = {}
+    for qtype, pattern, weight in _COMPILED:
+        if weight >= 1.0:
+            n = len(pattern.findall(question))
+            if n:
+                counts[qtype] = counts.get(qtype, 0) + n
+    return counts
 
 
 def intent_penalty(intent: Mapping[str, float], node_type: str | None, weight: float) -> float:

@@ -27,14 +27,20 @@ class BM25Index:
         return [(self.rids[i], float(scores[i])) for i in order]
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int, c: int = 60) -> list[tuple[str, float]]:
-    """Fuse rankings by sum of 1/(c + rank) (Cormack et al. 2009); ties broken by rid.
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int, c: int = 60,
+                           weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
+    """Fuse rankings by the (weighted) sum of 1/(c + rank) (Cormack et al. 2009); ties broken by rid.
 
     >>> reciprocal_rank_fusion([["a", "b"], ["b", "c"]], 3, c=0)
     [('b', 1.5), ('a', 1.0), ('c', 0.5)]
+    >>> reciprocal_rank_fusion([["a", "b"], ["b", "a"]], 2, c=0, weights=[1.0, 0.25])
+    [('a', 1.125), ('b', 0.75)]
     """
+    weights = list(weights) if weights is not None else [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise ValueError(f"{len(rankings)} rankings but {len(weights)} weights")
     scores: dict[str, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights, strict=True):
         for rank, rid in enumerate(ranking, start=1):
-            scores[rid] = scores.get(rid, 0.0) + 1.0 / (c + rank)
+            scores[rid] = scores.get(rid, 0.0) + weight / (c + rank)
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]

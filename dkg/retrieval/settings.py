@@ -30,6 +30,13 @@ class RetrievalSettings(BaseSettings):
     top_k: int = Field(default=10, ge=1, le=100)
     intent_weight: float = Field(default=0.2, ge=0.0, le=1.0,
                                  description="β of the query-intent term (dkg/retrieval/intent.py); 0 = off")
+    understanding: bool = Field(default=True, description="Read the question through the clinical-language "
+                                "lexicon (dkg/lexicon): expansions, disease resolution, sub-queries")
+    disease_weight: float = Field(default=0.2, ge=0.0, le=1.0,
+                                  description="γ: boost of the nodes of the diseases a question names")
+    hybrid_lexical_weight: float = Field(default=1.0, ge=0.0, le=1.0,
+                                         description="Weight of the BM25 ranking in the hybrid's rank fusion "
+                                                     "(GRAG's is 1)")
     model: str = Field(default="minilm", pattern="^(minilm|lsa|fasttext)$", description="Embedding used for retrieval")
     min_answer_score: float = Field(default=0.2, ge=-1.0, le=1.0,
                                     description="An answer needs a top result scoring at least this; below it "

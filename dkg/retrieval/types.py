@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked node with its provenance: the seed it was reached from, the hop count and the path."""
+    """One ranked node with its provenance: the seed it was reached from, the hop count and the path, and
+    why the query's understanding ranked it (the disease or sub-query it answers)."""
 
     rid: str
     score: float
@@ -17,3 +18,4 @@ class Hit:
     seed: str | None = None
     hop: int = 0
     via: tuple[str, ...] = ()
+    reason: str | None = None

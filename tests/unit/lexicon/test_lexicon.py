@@ -97,25 +97,33 @@ def test_age_pattern_without_group_is_refused(tmp_path: Path) -> None:
     ("s/p nephrectomy", "after nephrectomy (surgery to remove the kidney)"),
     ("most pts do well", "most patients do well"),
     ("head and neck ca", "head and neck cancer"),
-    ("adjuvant RT", "adjuvant radiation therapy"),
+    ("adjuvant RT", "adjuvant RT (radiation therapy)"),
     ("definitive chemoRT", "definitive chemotherapy and radiation therapy"),
-    ("WLE and SLNB", "wide local excision and sentinel lymph node biopsy"),
-    ("allo-SCT in CR1", "allogeneic stem cell transplant in CR1"),
+    ("WLE and SLNB", "WLE and SLNB (wide local excision; sentinel lymph node biopsy)"),
+    ("allo-SCT in CR1", "allo-SCT in CR1 (allogeneic stem cell transplant)"),
+    ("Ph-positive ALL", "Ph-positive ALL"),
+    ("Ph- ALL", "Ph- ALL (Philadelphia chromosome negative)"),
     ("f/u w/ CT", "follow-up with CT (CT scan)"),
 ])
-def test_abbreviations_and_shorthand_are_expanded(lex: Lexicon, text: str, expected: str) -> None:
+def test_shorthand_is_replaced_and_abbreviations_are_kept_with_their_expansion(lex: Lexicon, text: str,
+                                                                               expected: str) -> None:
     assert lex.expand_query(text).text == expected
 
 
 def test_case_sensitive_terms_keep_other_readings(lex: Lexicon) -> None:
-    assert lex.expand_query("CA-125 level").text == "CA-125 (CA 125 tumor marker) level"  # not "cancer-125"
-    assert lex.expand_query("the OS was long").text == "the overall survival was long"
+    assert lex.expand_query("CA-125 level").text == "CA-125 level (CA 125 tumor marker)"  # not "cancer-125"
+    assert lex.expand_query("the OS was long").text == "the OS was long (overall survival)"
     assert lex.expand_query("what os are you on").text == "what os are you on"
 
 
 def test_append_mode_keeps_the_term_and_does_not_repeat_a_written_expansion(lex: Lexicon) -> None:
-    assert lex.expand_query("CNS relapse").text.startswith("CNS (central nervous system")
+    assert lex.expand_query("CNS relapse").text.startswith("CNS relapse (central nervous system")
     assert lex.expand_query("a CT scan").text == "a CT scan"
+
+
+def test_appended_expansions_keep_the_question_phrases_intact(lex: Lexicon) -> None:
+    assert lex.expand_query("growths on the pituitary gland").text == "growths on the pituitary gland (tumors)"
+    assert diseases(lex, "How are growths on the pituitary gland dealt with?") == [("Pituitary Tumors",)]
 
 
 def test_expansions_are_reported_with_their_kind(lex: Lexicon) -> None:
@@ -127,7 +135,7 @@ def test_expansions_are_reported_with_their_kind(lex: Lexicon) -> None:
 
 # ---- lay words and spellings ------------------------------------------------------------------------------
 def test_lay_words_gain_the_medical_term(lex: Lexicon) -> None:
-    assert lex.expand_query("a lump in the womb").text == "a lump (mass tumor) in the womb (uterus)"
+    assert lex.expand_query("a lump in the womb").text == "a lump in the womb (mass tumor; uterus)"
 
 
 @pytest.mark.parametrize(("british", "american"), [
