@@ -86,6 +86,24 @@ class ConceptEntry(BaseModel):
         return self
 
 
+class OutOfScopeRequest(BaseModel):
+    """A kind of request the guideline flowcharts do not answer (dosing, vaccination ...)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str
+    reason: str
+
+
+class OutOfScope(BaseModel):
+    """Diseases and requests outside the guideline pathways."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    diseases: list[str] = Field(default_factory=list)
+    requests: list[OutOfScopeRequest] = Field(default_factory=list)
+
+
 class Implication(BaseModel):
     """A fact the question implies when it states another and leaves this key unstated."""
 
@@ -128,6 +146,21 @@ class ClinicalLexiconData(BaseModel):
         return keys
     broader: dict[str, dict[str, str]] = Field(default_factory=dict, description="subtype value → broader value")
     implications: list[Implication] = Field(default_factory=list)
+    treatment_aliases: dict[str, str] = Field(default_factory=dict, description="short name → full name")
+    not_treatments: list[str] = Field(default_factory=list)
+    question_cues: dict[Literal["advise", "conditions"], list[str]] = Field(default_factory=dict)
+    out_of_scope: OutOfScope = Field(default_factory=OutOfScope)
+
+    @field_validator("question_cues")
+    @classmethod
+    def _cues_compile(cls, cues: dict[str, list[str]]) -> dict[str, list[str]]:
+        for kind, patterns in cues.items():
+            for pattern in patterns:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(f"question_cues.{kind}: {pattern!r} is not a regular expression: {exc}") from exc
+        return cues
 
     @field_validator("phrases")
     @classmethod
@@ -322,6 +355,41 @@ def implied_facts(facts: dict[str, FactValue]) -> dict[str, FactValue]:
             for key, value in rule.then.items():
                 out.setdefault(key, value)
     return out
+
+
+def with_treatment_names(question: str) -> str:
+    """``question`` with the full names of treatments written short appended in brackets ('nivo/ipi' →
+    '... [nivolumab + ipilimumab]'), so the text's own characters keep their positions."""
+    lowered = question.lower()
+    names = [full for short, full in clinical_lexicon().data.treatment_aliases.items()
+             if re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", lowered) and full not in lowered]
+    names = [n for n in dict.fromkeys(names) if not any(n != other and n in other for other in names)]
+    return f"{question} [{'; '.join(names)}]" if names else question
+
+
+def asks(question: str, kind: Literal["advise", "conditions"]) -> bool:
+    """Whether the question has the form of an advise (is X appropriate?) or conditions (for whom?) question."""
+    cues = clinical_lexicon().data.question_cues.get(kind, [])
+    return any(re.search(cue, question, re.IGNORECASE) for cue in cues)
+
+
+def not_a_treatment(phrase: str) -> bool:
+    """Words that occur in guideline steps but never name the treatment a question asks about."""
+    return phrase.strip().lower() in {w.lower() for w in clinical_lexicon().data.not_treatments}
+
+
+def out_of_scope(question: str) -> str | None:
+    """Why the question is outside the guideline pathways (a disease no guideline covers, a dosing or
+    vaccination request ...), or None."""
+    scope = clinical_lexicon().data.out_of_scope
+    lowered = question.lower()
+    for request in scope.requests:
+        if re.search(request.pattern, lowered):
+            return f"{request.reason} is outside the guideline pathways, which recommend steps, not this"
+    for disease in scope.diseases:
+        if re.search(rf"(?<![a-z0-9]){re.escape(disease.lower())}(?![a-z0-9])", lowered):
+            return f"the question is about {disease!r}, which no loaded guideline covers"
+    return None
 
 
 def clinical_facts(question: str) -> ClinicalReading:

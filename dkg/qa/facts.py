@@ -133,6 +133,7 @@ _GUIDELINE_HINTS: dict[str, tuple[str, ...]] = {
     "kidney": ("nephrectomy", "wilms", "renal", "kidney", "ccrcc", "chromophobe", "papillary", "imdc", "anaplasia"),
     "bone": ("osteosarcoma", "ewing", "chondrosarcoma", "osteogenic", "pleomorphic sarcoma", "bone"),
 }
+_NOT_HINTS = frozenset({"metastasis", "site", "comorbidity"})
 OTHER_DISEASES: tuple[str, ...] = (
     "breast cancer", "lung cancer", "nsclc", "small cell lung", "melanoma", "colorectal", "colon cancer",
     "prostate", "aml", "acute myeloid", "cll", "chronic lymphocytic", "cml", "chronic myeloid", "lymphoma",
@@ -323,7 +324,12 @@ def detect_guidelines(question: str) -> list[str]:
     named = [g for g, names in GUIDELINE_NAMES.items() if any(_mentions(question, n) for n in names)]
     if named:
         return named
-    lowered = question.lower()
+    # organ words that describe spread, site or comorbidity ('bone mets', 'renal impairment') imply no guideline
+    masked = list(question.lower())
+    for match in find_facts(question):
+        if match.key in _NOT_HINTS:
+            masked[match.start:match.end] = " " * (match.end - match.start)
+    lowered = "".join(masked)
     return [g for g, hints in _GUIDELINE_HINTS.items() if any(h in lowered for h in hints)]
 
 

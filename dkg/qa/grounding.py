@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from dkg.errors import QAError
+from dkg.lexicon.clinical import asks, not_a_treatment
 from dkg.qa.facts import Facts, detect_guidelines, extract_facts, find_facts
 from dkg.qa.queries import QuerySketch, QuestionType, parse_model_output
 
@@ -30,18 +31,36 @@ def _norm(text: str) -> str:
 
 
 def ground_treatment(treatment: str, question: str, known: list[str] | None = None) -> tuple[str, str | None]:
-    """(phrase, repair note): the phrase as it appears in the question, else the best known phrase the
-    question contains (fuzzy), else :class:`GroundingError`."""
+    """(phrase, repair note): the phrase as it appears in the question when it names a treatment the guideline
+    knows, else the best known phrase the question contains (fuzzy), else :class:`GroundingError`."""
     q = _norm(question)
     t = _norm(treatment)
-    if t and t in q:
-        return t, None
-    if t and fuzz.partial_ratio(t, q) >= 92 and len(t) >= 5:
+    if t and (t in q or (fuzz.partial_ratio(t, q) >= 92 and len(t) >= 5)) and is_known_treatment(t, known):
         return t, None
     found = treatment_in_question(question, known or [])
     if found:
-        return found, f"treatment {treatment!r} not in the question; used {found!r} from the question"
+        return found, f"treatment {treatment!r} not a known treatment in the question; used {found!r} from the question"
+    if t and t in q:
+        raise GroundingError(f"{treatment!r} is not a treatment the guideline knows")
     raise GroundingError(f"treatment {treatment!r} does not appear in the question")
+
+
+def is_known_treatment(phrase: str, known: list[str] | None) -> bool:
+    """Whether ``phrase`` names (part of) a treatment option of the graph; ordinary words never do ('marrow',
+    'months', 'neoadjuvant'). Without a list of known treatments only the ordinary words are refused."""
+    p = _norm(phrase)
+    if not p or not_a_treatment(p) or all(not_a_treatment(w) or w in _STOP for w in re.findall(r"[a-z0-9\-/]+", p)):
+        return False
+    if not known:
+        return True
+    options = [_norm(k) for k in known]
+    return any(p in o or (len(o) >= 4 and o in p) for o in options) or bool(
+        {w for w in re.findall(r"[a-z][a-z0-9\-]{5,}", p) if w not in _STOP} & _option_words(options))
+
+
+def _option_words(options: list[str]) -> set[str]:
+    words = {w for o in options for w in re.findall(r"[a-z][a-z0-9\-]{5,}", o)}
+    return {w for w in words if w not in _STOP and not not_a_treatment(w)}
 
 
 _STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", "patients", "patient", "disease",
@@ -51,15 +70,20 @@ _STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", 
 
 
 def treatment_in_question(question: str, known: list[str]) -> str | None:
-    """The longest known treatment phrase the question contains (fuzzy), else its longest distinctive word
-    (e.g. a drug name like 'ponatinib' inside 'a switch to ponatinib'), else None."""
+    """The longest known treatment phrase the question contains (fuzzy), else its first distinctive word of a
+    known treatment (e.g. a drug name like 'ponatinib' inside 'a switch to ponatinib'), else None. Ordinary
+    words of guideline steps ('marrow', 'months') are never treatments."""
     q = _norm(question)
-    phrases = [(len(k), _norm(k)) for k in known if len(k) >= 4 and fuzz.partial_ratio(_norm(k), q) >= 92]
+    phrases = [(len(k), _norm(k)) for k in known
+               if len(k) >= 4 and not not_a_treatment(k) and fuzz.partial_ratio(_norm(k), q) >= 92]
     if phrases:
         return max(phrases)[1]
-    words = {w for k in known for w in re.findall(r"[a-z][a-z0-9\-]{5,}", _norm(k)) if w not in _STOP}
-    present = [w for w in words if re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", q)]
-    return max(present, key=len) if present else None
+    present: list[tuple[int, str]] = []
+    for word in _option_words([_norm(k) for k in known]):
+        m = re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", q)
+        if m:
+            present.append((m.start(), word))
+    return min(present)[1] if present else None
 
 
 def ground(decoded: str, question: str, known_treatments: list[str] | None = None,
@@ -70,13 +94,16 @@ def ground(decoded: str, question: str, known_treatments: list[str] | None = Non
 
 def fallback_sketch(question: str, guideline: str, known_treatments: list[str], facts: Facts) -> QuerySketch | None:
     """A query built from the question alone (used only when no decoded beam can be grounded): patient facts
-    and a treatment → advise; facts only → next step; a treatment only → conditions."""
+    and a treatment in a question of the advise form → advise; a treatment in a "for whom" question, or a
+    treatment only → conditions; facts otherwise → next step."""
     # words that state patient facts ("no metastases", "resectable") are not treatment phrases
     masked = list(question)
     for match in find_facts(question):
         masked[match.start:match.end] = " " * (match.end - match.start)
     treatment = treatment_in_question("".join(masked), known_treatments)
-    if facts and treatment:
+    if treatment and asks(question, "conditions") and not asks(question, "advise"):
+        return QuerySketch(QuestionType.CONDITIONS, guideline, (), treatment)
+    if facts and treatment and asks(question, "advise"):
         return QuerySketch(QuestionType.ADVISE, guideline, tuple(sorted(facts)), treatment)
     if facts:
         return QuerySketch(QuestionType.NEXT_STEP, guideline, tuple(sorted(facts)))
@@ -99,6 +126,12 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
         else:
             raise GroundingError(f"guideline {guideline!r} is not named or implied by the question")
     treatment = sketch.treatment
+    if sketch.qtype is QuestionType.ADVISE and not asks(question, "advise"):
+        # an advise query needs a question about a treatment ("is X appropriate?"); otherwise the patient's
+        # facts ask for the next step
+        repairs.append(f"the question does not ask whether {treatment!r} is advisable; answered as next step")
+        sketch = QuerySketch(QuestionType.NEXT_STEP, sketch.guideline, sketch.keys)
+        treatment = None
     if treatment is not None:
         treatment, note = ground_treatment(treatment, question, known_treatments)
         if note:

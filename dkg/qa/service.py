@@ -19,7 +19,7 @@ from dkg.answers import Answer, Evidence
 from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
 from dkg.graph.db import Graph
-from dkg.lexicon.clinical import implied_facts
+from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
@@ -115,6 +115,9 @@ class TextToCypherService:
         refused = refused_facts(text)
         if refused:  # never answer for a patient other than the one described
             return f"I could not use: {'; '.join(r.note for r in refused)}; correct it and ask again"
+        beyond = out_of_scope(text)
+        if beyond:
+            return f"out of scope: {beyond} (route: text-to-Cypher over the decision graph; no step answers it)"
         found = detect_guidelines(text)
         if not found:
             other = unknown_diseases(text)
@@ -145,13 +148,15 @@ class TextToCypherService:
         # CPU time of the decoding (all threads of this process): wall time on a shared machine includes waiting
         timings["generate_cpu"] = (time.process_time() - cpu) * 1000
         facts = implied_facts(extract_facts(question))
+        # treatments written short ('nivo/ipi') are matched by their full names, appended to the question
+        question_text = with_treatment_names(question)
         problems: list[str] = []
         for index, decoded in enumerate(beams):
             t = time.perf_counter()
             try:
-                guess = ground(decoded, question, None, facts)
+                guess = ground(decoded, question_text, None, facts)
                 version = self.version_of(guess.sketch.guideline)
-                grounded = ground(decoded, question, self.treatments(guess.sketch.guideline, version), facts)
+                grounded = ground(decoded, question_text, self.treatments(guess.sketch.guideline, version), facts)
                 sketch = grounded.sketch
                 params = sketch.params(grounded.facts, version)
                 timings["ground"] = timings.get("ground", 0.0) + (time.perf_counter() - t) * 1000
@@ -179,9 +184,9 @@ class TextToCypherService:
             # and treatment phrase; it still goes through the plan check.
             try:
                 version = self.version_of(found[0])
-                repair = fallback_sketch(question, found[0], self.treatments(found[0], version), facts)
+                repair = fallback_sketch(question_text, found[0], self.treatments(found[0], version), facts)
                 if repair is not None:
-                    grounded = ground_sketch(repair, question, self.treatments(found[0], version), facts)
+                    grounded = ground_sketch(repair, question_text, self.treatments(found[0], version), facts)
                     params = grounded.sketch.params(grounded.facts, version)
                     sketch, cypher, rows = self._execute(grounded.sketch, params)
                     timings["total"] = (time.perf_counter() - start) * 1000

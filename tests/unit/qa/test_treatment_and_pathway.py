@@ -1,0 +1,65 @@
+"""Treatment detection that ordinary words cannot fool, the advise form, and the walk from position starts
+(issue #17: 'marrow' answered as a treatment; relapses landing on the first page)."""
+
+import pytest
+
+from dkg.qa.grounding import GroundingError, fallback_sketch, ground_sketch, ground_treatment, treatment_in_question
+from dkg.qa.pathway import PositionTests, cypher_from_starts
+from dkg.qa.queries import QuerySketch, QuestionType
+
+KNOWN = ["bone marrow aspirate and biopsy: morphology, flow cytometry immunophenotype, karyotype, fish",
+         "tki + blinatumomab", "hyper-cvad + tki", "clinical trial", "blinatumomab",
+         "inotuzumab ozogamicin + mini-hyper-cvd", "a switch to ponatinib , then allogeneic hct",
+         "vdc/ie with dose adjustment and dexrazoxane", "doxorubicin with cisplatin"]
+PH_POS = "22F, new dx Ph+ B-ALL confirmed on marrow yesterday, no PMH. Plan for induction?"
+
+
+def test_marrow_is_not_the_treatment_asked_about() -> None:
+    with pytest.raises(GroundingError, match="not a treatment the guideline knows"):
+        ground_treatment("marrow", PH_POS, KNOWN)
+
+
+@pytest.mark.parametrize("word", ["months", "function", "neoadjuvant"])
+def test_ordinary_words_are_refused_as_treatments(word: str) -> None:
+    with pytest.raises(GroundingError):
+        ground_treatment(word, f"Relapsed 14 {word} after dx, what next?", KNOWN)
+
+
+def test_a_known_drug_is_grounded() -> None:
+    assert ground_treatment("blinatumomab", "Is blinatumomab a reasonable re-induction?", KNOWN)[0] == "blinatumomab"
+
+
+def test_the_first_named_drug_is_the_one_asked_about() -> None:
+    question = "71 y/o woman, pelvic Ewing sarcoma. Should dexrazoxane go alongside the doxorubicin in her induction?"
+    assert treatment_in_question(question, KNOWN) == "dexrazoxane"
+
+
+def test_advise_query_without_an_advise_question_is_a_next_step() -> None:
+    sketch = QuerySketch(QuestionType.ADVISE, "ALL", ("age", "comorbidity", "lineage", "ph"), "marrow")
+    grounded = ground_sketch(sketch, PH_POS, KNOWN)
+    assert grounded.sketch.qtype is QuestionType.NEXT_STEP and grounded.sketch.treatment is None
+
+
+def test_fallback_for_whom_question_is_conditions() -> None:
+    question = "In clear-cell RCC, for which pts does the pathway list blinatumomab as a first-line choice?"
+    sketch = fallback_sketch(question, "kidney", KNOWN, {"histology": "clear_cell"})
+    assert sketch is not None and sketch.qtype is QuestionType.CONDITIONS
+
+
+def test_position_tests_are_course_facts_and_subtypes() -> None:
+    tests = PositionTests.of({"age": 44.0, "ph": "+", "disease_status": "relapsed", "response": "cr",
+                              "histology": "papillary"})
+    assert tests.tests == (("disease_status", "relapsed"), ("histology", "papillary"), ("response", "cr"))
+
+
+def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
+    for qtype, treatment in ((QuestionType.NEXT_STEP, None), (QuestionType.ADVISE, "blinatumomab")):
+        text = cypher_from_starts(QuerySketch(qtype, "ALL", ("age", "ph"), treatment))
+        assert "WHERE root.uid IN $starts" in text
+        assert "NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }" not in text
+        assert "ORDER BY unknown ASC, positional DESC, known DESC" in text
+
+
+def test_conditions_query_has_no_walk() -> None:
+    with pytest.raises(ValueError):
+        cypher_from_starts(QuerySketch(QuestionType.CONDITIONS, "ALL", (), "blinatumomab"))
