@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -11,6 +12,9 @@ from rich.table import Table
 
 from dkg.cli.common import app, cell, console, echo, friendly_errors
 from dkg.errors import BuildError, CurationError
+
+if TYPE_CHECKING:
+    from dkg.graph.curation import ChangeRecord
 
 constraint_app = typer.Typer(help="Curate the constraints of decision nodes (audited, versioned, reversible).",
                              no_args_is_help=True)
@@ -117,7 +121,14 @@ def _curator(who: str | None):  # type: ignore[no-untyped-def]
     return graph, Curator(graph, who)
 
 
-def _show_change(record) -> None:  # type: ignore[no-untyped-def]
+def _show_change(record: ChangeRecord) -> None:
+    from dkg.graph.curation import UNCHANGED
+
+    if record.op == UNCHANGED:
+        console.print(f"[yellow]unchanged[/]: {escape(record.node_uid)} already has "
+                      f"{escape(', '.join(record.after) or 'no constraints')} (revision {record.rev_after}); "
+                      "nothing written", highlight=False)
+        return
     console.print(f"[green]change {escape(record.id)}[/] on {escape(record.node_uid)}: revision "
                   f"{record.rev_before} → {record.rev_after}", highlight=False)
     echo(f"  before: {', '.join(record.before) or 'NULL'}")
