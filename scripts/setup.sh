@@ -23,14 +23,16 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-# 2. Python virtual environment with the package and all its extras (re-installed when pyproject changes).
+# 2. Python virtual environment with the package and all its extras at the versions pinned in
+#    requirements/constraints.txt (re-installed when pyproject.toml or the constraints file changes).
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   log "creating .venv"
   "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.dkg-installed
-want="$(sha256sum pyproject.toml | cut -c1-16)"
+constraints=requirements/constraints.txt
+want="$(cat pyproject.toml "$constraints" | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # torch from PyPI is the CUDA build (its wheels and the venv take about 7 GB); fail before pip does,
   # with the reason, instead of leaving a half-installed venv after "No space left on device".
@@ -42,7 +44,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   fi
   log "installing Python packages (first time: several minutes, torch is large)"
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e '.[all,dev]'
+  .venv/bin/pip install -q -c "$constraints" -e '.[all,dev]'
   echo "$want" > "$stamp"
 fi
 

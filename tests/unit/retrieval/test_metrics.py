@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
 import math
 
 import pytest
 
-import dkg.evaluation.retrieval_metrics as metrics_module
-import dkg.evaluation.statistics as stats_module
 from dkg.evaluation.retrieval_metrics import average_precision, ndcg_at_k, query_metrics, reciprocal_rank
 from dkg.evaluation.statistics import benjamini_hochberg, bootstrap_ci, wilcoxon_paired
-
-
-def test_doctests() -> None:
-    for module in (metrics_module, stats_module):
-        assert doctest.testmod(module).failed == 0
 
 
 def test_graded_ndcg_prefers_higher_grade_first() -> None:

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 from pathlib import Path
 
 import pytest
 
-import dkg.retrieval.explain as explain_module
-import dkg.retrieval.knowledge as knowledge_module
-import dkg.retrieval.serialize as serialize_module
 from dkg.retrieval.errors import BadQueryError, KnowledgeSourceError
 from dkg.retrieval.grag import validate_query
 from dkg.retrieval.knowledge import SectionRecord, load_sections, treatment_links, treatment_patterns
 from dkg.retrieval.questions import ROLE_TEMPLATES, medquad_questions, role_trap_questions, version_free
 from dkg.retrieval.serialize import NodeFields, ancestor_paths, parse_fields, serialise
-
-
-def test_doctests() -> None:
-    for module in (serialize_module, knowledge_module, explain_module):
-        assert doctest.testmod(module).failed == 0
 
 
 def _node(snapshot: str = "s1", content: str = "Ph-positive ALL") -> NodeFields:
