@@ -1,7 +1,9 @@
 """Retrieval benchmark: quality of BM25 / vector-only / GRAG without and with the query-intent term / hybrid
-(MiniLM, plus the LSA and fastText embeddings trained on our text for comparison),
-incremental re-index time of one changed node, and query latency at 200k nodes (vector index vs exact
-brute force, and the full GRAG query).
+(MiniLM, plus the LSA and fastText embeddings trained on our text for comparison) on the generated sets and
+on the human-written queries (users_dev, users_heldout: per category, and again with query understanding
+switched off for the before/after), incremental re-index time of one changed node, and query latency at
+200k nodes (vector index vs exact brute force, the full GRAG query, and GRAG read through the query's
+understanding).
 
 Quality runs on the configured Neo4j (DKG_HOME / DKG_NEO4J_BOLT_PORT; started if local and not running):
 it builds every guideline source, loads the MedQuAD knowledge layer and indexes. Latency runs on a separate
@@ -27,16 +29,18 @@ import numpy as np
 
 from dkg.config import PROJECT_ROOT, get_settings, load_settings
 from dkg.corpus.model import discover
-from dkg.evaluation.retrieval_eval import evaluate, test_between
+from dkg.evaluation.retrieval_eval import EvalResult, evaluate, test_between
+from dkg.evaluation.statistics import bootstrap_ci
 from dkg.graph.builder import build
 from dkg.graph.db import Graph
 from dkg.graph.sources import input_from_source
 from dkg.retrieval.embedding import minilm
-from dkg.retrieval.grag import Retriever
+from dkg.retrieval.grag import METHODS, Retriever
 from dkg.retrieval.index import build_index
 from dkg.retrieval.knowledge import load_knowledge
-from dkg.retrieval.questions import SETS, load_set
+from dkg.retrieval.questions import SETS, USER_SETS, Question, load_set
 from dkg.retrieval.settings import load_retrieval_settings
+from dkg.retrieval.understanding import QueryAnalysis
 from dkg.services.neo4j_server import LocalNeo4jServer
 
 RESULTS = PROJECT_ROOT / "bench" / "results" / "retrieval.json"
@@ -44,6 +48,7 @@ MODELS = ("minilm", "lsa", "fasttext")
 COMPARISON_SETS = ("medquad", "paraphrase", "heldout", "role_traps")
 COMPARISON_METHODS = ("vector", "grag_nointent", "grag")
 SYNTHETIC_BATCH = 2000
+DEFAULT_METHOD = "grag"  # chosen on users_dev (docs/retrieval.md, "Choosing the default method")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -51,14 +56,44 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def per_category(result: EvalResult, name: str, questions: list[Question], figures: dict[str, float],
+                 suffix: str = "") -> None:
+    """NDCG@10 / MRR / R@10 with 95% bootstrap CIs per category of a human-written set."""
+    categories = sorted({q.meta["category"] for q in questions})
+    for method, rows in result.per_query[name].items():
+        for category in categories:
+            picked = [row for row, q in zip(rows, questions, strict=True) if q.meta["category"] == category]
+            for metric in ("ndcg@10", "mrr", "r@10"):
+                ci = bootstrap_ci([row[metric] for row in picked])
+                key = f"{metric.replace('@', '')}_{name}_{category}_{method}{suffix}"
+                figures[key] = round(ci["mean"], 4)
+                figures[f"{key}_ci_low"] = round(ci["ci_low"], 4)
+                figures[f"{key}_ci_high"] = round(ci["ci_high"], 4)
+            figures[f"questions_{name}_{category}"] = len(picked)
+
+
+def users_before(graph: Graph, figures: dict[str, float]) -> None:
+    """The human-written sets with query understanding switched off (the retriever before the lexicon)."""
+    sets = {name: load_set(name) for name in USER_SETS}
+    result = evaluate(Retriever(graph, load_retrieval_settings(understanding=False)), sets, on_progress=print)
+    for name, questions in sets.items():
+        for method in METHODS:
+            for metric in ("ndcg@10", "mrr", "r@10"):
+                figures[f"{metric.replace('@', '')}_{name}_{method}_nounderstanding"] = round(
+                    result.summary[f"{name}.{method}.{metric}"], 4)
+        per_category(result, name, questions, figures, "_nounderstanding")
+
+
 def quality(graph: Graph, figures: dict[str, float]) -> None:
     settings = load_retrieval_settings()
-    sets = {name: load_set(name) for name in SETS}
+    sets = {name: load_set(name) for name in SETS + USER_SETS}
     result = evaluate(Retriever(graph, settings), sets, on_progress=print)
     s = result.summary
-    for name in SETS:
+    for name in USER_SETS:
+        per_category(result, name, sets[name], figures)
+    for name in SETS + USER_SETS:
         figures[f"questions_{name}"] = s[f"{name}.questions"]
-        for method in ("bm25", "vector", "grag_nointent", "grag", "hybrid"):
+        for method in METHODS:
             for metric in ("ndcg@1", "ndcg@5", "ndcg@10", "p@5", "r@10", "map", "mrr"):
                 key = f"{name}.{method}.{metric}"
                 figures[f"{metric.replace('@', '')}_{name}_{method}"] = round(s[key], 4)
@@ -69,7 +104,10 @@ def quality(graph: Graph, figures: dict[str, float]) -> None:
             t = test_between(result, name, a, b)
             if t is not None:
                 figures[f"p_bh_{name}_{a}_vs_{b}"] = t["p_bh"]
-    figures["ndcg10_medquad"] = figures["ndcg10_medquad_grag"]  # the retriever's default method (with intent)
+    figures["ndcg10_medquad"] = figures[f"ndcg10_medquad_{DEFAULT_METHOD}"]  # the retriever's default method
+    figures["ndcg10_users_dev"] = figures[f"ndcg10_users_dev_{DEFAULT_METHOD}"]
+    figures["ndcg10_users_heldout"] = figures[f"ndcg10_users_heldout_{DEFAULT_METHOD}"]
+    figures["disease_weight"] = settings.disease_weight
     figures["intent_weight"] = settings.intent_weight
     figures["ndcg10_medquad_vector_only"] = figures["ndcg10_medquad_vector"]
     figures["ndcg10_role_traps_vector_only"] = figures["ndcg10_role_traps_vector"]
@@ -142,7 +180,22 @@ def wait_online(graph: Graph, name: str, timeout_s: float = 900) -> None:
     raise RuntimeError(f"vector index {name} not online after {timeout_s} s")
 
 
-def latency(source: np.ndarray, queries: list[str], bench_port: int, total: int, figures: dict[str, float]) -> None:
+def understanding_latency(graph: Graph, queries: list[str], figures: dict[str, float]) -> list[QueryAnalysis]:
+    """Milliseconds to read each query through the lexicon (on the real graph's diseases); the analyses."""
+    retriever = Retriever(graph, load_retrieval_settings(), embedder=minilm())
+    retriever.analyse(queries[0])  # loads the lexicon and the graph's disease names once
+    analyses, times = [], []
+    for q in queries:
+        t = time.perf_counter()
+        analyses.append(retriever.analyse(q))
+        times.append((time.perf_counter() - t) * 1000)
+    figures["p50_ms_query_understanding"] = round(statistics.median(times), 3)
+    figures["p99_ms_query_understanding"] = round(percentile(times, 0.99), 3)
+    return analyses
+
+
+def latency(source: np.ndarray, queries: list[str], analyses: list[QueryAnalysis], bench_port: int, total: int,
+            figures: dict[str, float]) -> None:
     base = get_settings()
     settings = load_settings(home=Path(f"{base.home}-200k"), neo4j_bolt_port=bench_port, neo4j_heap="2g",
                              neo4j_pagecache="1g", neo4j_start_timeout_s=300)
@@ -152,17 +205,21 @@ def latency(source: np.ndarray, queries: list[str], bench_port: int, total: int,
         wait_online(graph, "retrieval_minilm")
         figures["bench_nodes"] = graph.read("MATCH (n:Retrievable) RETURN count(n) AS c")[0]["c"]
         retriever = Retriever(graph, load_retrieval_settings(), check=False, embedder=minilm())
-        vectors = [v.astype(float).tolist() for v in minilm().encode(queries)]
+        vectors = [v.astype(float).tolist() for v in minilm().encode([a.text for a in analyses])]
         for v in vectors[:5]:
             retriever.seeds(v, 10)  # warm-up
-        index_ms, exact_ms, grag_ms, overlap = [], [], [], []
-        for v in vectors:
+        retriever.node_types(), retriever.node_diseases()  # read once per retriever
+        index_ms, exact_ms, grag_ms, understood_ms, overlap = [], [], [], [], []
+        for v, analysis in zip(vectors, analyses, strict=True):
             t = time.perf_counter()
             approx = retriever.seeds(v, 10)
             index_ms.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
             retriever.grag(v, 10)
             grag_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            retriever.understood(analysis, v, 10)
+            understood_ms.append((time.perf_counter() - t) * 1000)
         for v in vectors[:20]:
             t = time.perf_counter()
             exact = retriever.seeds(v, 10, exact=True)
@@ -180,6 +237,8 @@ def latency(source: np.ndarray, queries: list[str], bench_port: int, total: int,
     figures["p99_ms_200k_exact"] = round(percentile(exact_ms, 0.99), 2)
     figures["p50_ms_200k_grag"] = round(statistics.median(grag_ms), 2)
     figures["p99_ms_200k_grag"] = round(percentile(grag_ms, 0.99), 2)
+    figures["p50_ms_200k_grag_understood"] = round(statistics.median(understood_ms), 2)
+    figures["p99_ms_200k_grag_understood"] = round(percentile(understood_ms, 0.99), 2)
     figures["p50_ms_query_embedding"] = round(statistics.median(embed_ms), 2)
     figures["recall10_index_vs_exact_200k"] = round(float(np.mean(overlap)), 4)
     figures["latency_queries"] = len(vectors)
@@ -218,6 +277,7 @@ def main() -> None:
         if not args.skip_quality:
             if "minilm" in models:
                 quality(graph, figures)
+                users_before(graph, figures)
             for model in models:
                 if model != "minilm":
                     comparison_quality(graph, model, figures)
@@ -227,12 +287,15 @@ def main() -> None:
             figures["reindex_one_node_max_s"] = round(max(times), 3)
         source = np.asarray([r["v"] for r in graph.read(
             "MATCH (n:Retrievable) WHERE n.emb_minilm IS NOT NULL RETURN n.emb_minilm AS v")], dtype=np.float32)
-        queries = [q.question for name in ("role_traps", "paraphrase", "medquad") for q in load_set(name)][:200]
+        queries = [q.question for name in ("users_dev", "role_traps", "paraphrase", "medquad")
+                   for q in load_set(name)][:200]
+        analyses = understanding_latency(graph, queries, figures) if not args.skip_latency else []
     if not args.skip_latency:
-        latency(source, queries, args.bench_port, args.nodes, figures)
+        latency(source, queries, analyses, args.bench_port, args.nodes, figures)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(dict(sorted(figures.items())), indent=1))
-    print(json.dumps({k: figures[k] for k in ("ndcg10_medquad", "ndcg10_medquad_vector_only", "ndcg10_role_traps_grag",
+    print(json.dumps({k: figures[k] for k in ("ndcg10_users_dev", "ndcg10_users_heldout", "ndcg10_medquad",
+                                              "ndcg10_medquad_vector_only", "ndcg10_role_traps_grag",
                                               "ndcg10_role_traps_vector_only", "p_value_role_traps", "p50_ms_200k",
                                               "reindex_one_node_s") if k in figures}, indent=1))
 

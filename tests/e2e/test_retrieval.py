@@ -1,5 +1,6 @@
 """GRAG retrieval end to end against the real Neo4j: ALL and kidney built from sources, a MedQuAD subset as
-the knowledge layer, MiniLM embeddings, the vector index, incremental re-indexing and bad input."""
+the knowledge layer, MiniLM embeddings, the vector index, incremental re-indexing, bad input, and
+human-written queries (abbreviations, shorthand, two diseases, two aspects) read through the lexicon."""
 
 from __future__ import annotations
 
@@ -17,12 +18,17 @@ from dkg.retrieval.errors import BadQueryError, IndexMissingError, IndexStaleErr
 from dkg.retrieval.grag import Retriever
 from dkg.retrieval.index import build_index
 from dkg.retrieval.knowledge import load_knowledge
+from dkg.retrieval.questions import load_set
 from dkg.retrieval.settings import load_retrieval_settings
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
 FOCI = ("Adult Acute Lymphoblastic Leukemia", "Childhood Acute Lymphoblastic Leukemia", "Renal Cell Cancer",
-        "Wilms Tumor and Other Childhood Kidney Tumors", "Adult Hodgkin Lymphoma", "Childhood Hodgkin Lymphoma")
+        "Wilms Tumor and Other Childhood Kidney Tumors", "Adult Hodgkin Lymphoma", "Childhood Hodgkin Lymphoma",
+        # the diseases of the human-written dev queries asked below
+        "Primary CNS Lymphoma", "Adult Non-Hodgkin Lymphoma", "Chronic Myelomonocytic Leukemia",
+        "Myelodysplastic/ Myeloproliferative Neoplasms", "Polycythemia Vera", "Essential Thrombocythemia",
+        "Chronic Myeloproliferative Neoplasms", "Nasopharyngeal Cancer")
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +212,46 @@ def test_fasttext_option_end_to_end(indexed: Graph, tmp_path: Path) -> None:
             Retriever(indexed, model="fasttext")
     finally:
         moved.rename(model_file)
+
+
+# ---- human-written queries (datasets/retrieval/users_dev.jsonl) --------------------------------------------
+def _dev_query(qid: str) -> tuple[str, dict[str, float]]:
+    q = next(q for q in load_set("users_dev") if q.meta["id"] == qid)
+    return q.question, q.qrels
+
+
+def _focus(graph: Graph, rids: list[str]) -> list[str]:
+    rows = graph.read("UNWIND $rids AS rid MATCH (s:Section {uid: rid}) RETURN s.uid AS uid, s.focus AS focus",
+                      {"rids": rids})
+    by_uid = {r["uid"]: r["focus"] for r in rows}
+    return [by_uid.get(rid, "") for rid in rids]
+
+
+@pytest.mark.parametrize("qid", ["RD04", "RD09", "RD14"])
+def test_clinician_shorthand_and_synonyms_find_the_answering_section(indexed: Graph, qid: str) -> None:
+    """PCNSL / CMML with Tx, chemo, WBRT, HDC, allo; nephroblastoma for Wilms tumour."""
+    question, qrels = _dev_query(qid)
+    answering = {uid for uid, grade in qrels.items() if grade >= 3}
+    hits = Retriever(indexed).search(question, "grag", 3)
+    assert answering & {h.rid for h in hits}, (question, [h.rid for h in hits])
+    found = next(h for h in hits if h.rid in answering)
+    assert found.reason and "→" in found.reason  # found through the resolved disease, which the reason names
+
+
+def test_two_disease_query_returns_sections_of_both(indexed: Graph) -> None:
+    question, qrels = _dev_query("RD35")  # polycythemia vera and essential thrombocythemia, each treated
+    answer = Retriever(indexed).answer(question, 4)
+    top = [e.node_uid for e in answer.evidence[:2]]
+    assert set(_focus(indexed, top)) == {"Polycythemia Vera", "Essential Thrombocythemia"}
+    assert all(qrels.get(uid, 0) >= 3 for uid in top)
+    reasons = [e.reason or "" for e in answer.evidence[:2]]
+    assert any("Polycythemia Vera" in r for r in reasons) and any("Essential Thrombocythemia" in r for r in reasons)
+
+
+def test_two_aspect_query_returns_a_section_for_each_aspect(indexed: Graph) -> None:
+    question, qrels = _dev_query("RD37")  # nasopharyngeal cancer: who is at risk, and what are the symptoms
+    answer = Retriever(indexed).answer(question, 4)
+    top = {e.node_uid for e in answer.evidence[:2]}
+    assert top <= {uid for uid, grade in qrels.items() if grade >= 3}
+    assert {"aspect: susceptibility", "aspect: symptoms"} <= {(e.reason or "").rpartition("; ")[2]
+                                                             for e in answer.evidence[:2]}
