@@ -66,6 +66,8 @@ def main() -> None:
     parser.add_argument("--clinician-only", action="store_true",
                         help="score only the human-written clinician questions (dev and held-out) and update "
                              "their keys in bench/results/qa.json")
+    parser.add_argument("--model-dir", type=Path, default=None,
+                        help="with --clinician-only: answer with this trained model instead of models/text2cypher")
     parser.add_argument("--label", default="", help="with --clinician-only: suffix for the keys written "
                                                     "(e.g. 'before' for a baseline measurement)")
     args = parser.parse_args()
@@ -76,7 +78,7 @@ def main() -> None:
         with Graph(settings) as graph:
             ensure_graph(graph, GenConfig(), say)
         if args.clinician_only:
-            run_clinician(settings, args.label)
+            run_clinician(settings, args.label, args.model_dir)
         else:
             run(settings, args)
 
@@ -95,12 +97,13 @@ def clinician_figures(service: TextToCypherService) -> dict[str, float]:
     return {**clinician.accuracy_figures(dev, "clinician_dev"), **clinician.accuracy_figures(held, "clinician_heldout")}
 
 
-def run_clinician(settings: Settings, label: str) -> None:
+def run_clinician(settings: Settings, label: str, model_dir: Path | None = None) -> None:
     items, _ = ensure_dataset(settings, on_progress=say)
-    model_dir = ensure_model(settings, on_progress=say)
+    model_dir = model_dir or ensure_model(settings, on_progress=say)
     versions = {i.guideline: i.version for i in items}
     with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
         figures = clinician_figures(service)
+    figures["clinician_model_dev_exact_match"] = json.loads((model_dir / "meta.json").read_text()).get("dev_exact", 0.0)
     if label:
         figures = {f"{k}_{label}": v for k, v in figures.items()}
     path = RESULTS / "qa.json"
@@ -138,6 +141,7 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
             cpus.append(percentile(cpu, 0.5))
         # the same sample decoded by the fp32 model in this process: the int8 speed-up and top-beam agreement
         fp32 = Seq2Seq.load(model_dir)
+        assert service.model is not None  # the bench answers with the trained model
         test_questions = [i.question for i in items if i.split == "test"][: args.limit or None]
         agree = sum(fp32.beam_search(q, beams=service.beams)[0] == service.model.beam_search(q, beams=service.beams)[0]
                     for q in test_questions)

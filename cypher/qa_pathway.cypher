@@ -40,3 +40,12 @@ WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(start) }
        AND NOT $facts[k] IN coalesce(x[k + '_ne'], []))))+ (start)
    }
 RETURN start.uid AS uid;
+
+// name: next_conditions
+// The conditions right after an answer node: its arrows' and the following (non-question) decisions' constraints;
+// a question box after it contributes its arrows' constraints.
+MATCH (t:Node {uid: $uid})-[r:NEXT_STEP]->(b:Node)
+OPTIONAL MATCH (b)-[q:NEXT_STEP]->(:Node) WHERE b.content ENDS WITH '?'
+RETURN r.constraints AS arrow,
+       CASE WHEN b:Decision AND NOT b.content ENDS WITH '?' THEN b.constraints ELSE [] END AS decision,
+       coalesce(q.constraints, []) AS question;

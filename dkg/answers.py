@@ -31,6 +31,14 @@ class Evidence(BaseModel):
                                                           "(the disease or the sub-query it answers)")
 
 
+class MissingFact(BaseModel):
+    """A patient fact the next decision needs and the question does not state, with the values it can take."""
+
+    key: str
+    description: str
+    allowed: list[str] = Field(description="the values or ranges the next decision distinguishes")
+
+
 class Answer(BaseModel):
     """An answer (or a reasoned refusal) with its route, query and evidence."""
 
@@ -44,6 +52,8 @@ class Answer(BaseModel):
     matched_nodes: list[str] = Field(default_factory=list, description="uids of the answer node(s)")
     evidence: list[Evidence] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    missing_facts: list[MissingFact] = Field(
+        default_factory=list, description="facts the next decision needs that the question does not state")
     disclaimer: str = MEDICAL_DISCLAIMER
 
     @property

@@ -134,7 +134,7 @@ def score(item: ClinicianItem, answer: Answer, uid_to_boxes: dict[str, list[str]
     return ClinicianResult(id=item.id, guideline=item.guideline, type=item.type, correct=correct,
                            answered=answer.answered, answer_boxes=boxes, verdict=verdict,
                            no_answer_reason=answer.no_answer_reason,
-                           missing_facts=list(getattr(answer, "missing_facts", []) or []))
+                           missing_facts=[m.key for m in getattr(answer, "missing_facts", [])])
 
 
 def accuracy_figures(results: list[ClinicianResult], name: str) -> dict[str, float]:

@@ -6,11 +6,14 @@ the start nodes come from the graph."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from dkg.answers import MissingFact
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import clinical_lexicon
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
+from dkg.vocabulary import VOCABULARY, KeyKind
 
 _ROOT_CLAUSE = ("MATCH (root:Node {guideline: guideline, version: $version})\n"
                 "WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }")
@@ -47,6 +50,43 @@ def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, flo
     others = {k: lexicon.broader.get(k, {}).get(str(v), v) for k, v in facts.items() if k not in lexicon.position_keys}
     reachable = graph.read(queries["reachable_starts"], {**params, "starts": candidates, "facts": others})
     return sorted(set(roots) | {r["uid"] for r in reachable})
+
+
+def constraint_key(constraint: str) -> str:
+    """The fact key of a canonical constraint text ('age in [40,64]' → 'age', 'ph!=+' → 'ph')."""
+    return re.split(r"\s+in\s+|!=|<=|>=|=|<|>", constraint, maxsplit=1)[0].strip()
+
+
+def missing_facts(graph: Graph, uids: list[str], stated: dict[str, float | str]) -> list[MissingFact]:
+    """The facts the decisions right after the answer node(s) need and the question does not state, each with
+    the values or ranges those decisions distinguish (empty when the stated facts reach an end)."""
+    query = named_queries("qa_pathway")["next_conditions"]
+    needed: dict[str, list[str]] = {}
+    for uid in uids:
+        for row in graph.read(query, {"uid": uid}):
+            for constraint in [*row["arrow"], *row["decision"], *row["question"]]:
+                key = constraint_key(constraint)
+                if key in VOCABULARY and key not in stated:
+                    shown = constraint[len(key):].strip()
+                    values = needed.setdefault(key, [])
+                    if shown not in values:
+                        values.append(shown)
+    out = []
+    for key, shown in needed.items():
+        spec = VOCABULARY[key]
+        if spec.kind is KeyKind.CATEGORICAL:
+            allowed = sorted({v for s in shown for v in re.findall(r"[A-Za-z0-9_+\-]+", s)} - {"in"})
+        else:
+            allowed = shown
+        out.append(MissingFact(key=key, description=spec.description, allowed=allowed))
+    return out
+
+
+def clarification(facts: dict[str, float | str], missing: list[MissingFact]) -> str:
+    """'Known so far: ...; to go further I need: comorbidity (none / substantial)'."""
+    known = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(facts.items()))
+    need = "; ".join(f"{m.description.lower()} ({' / '.join(m.allowed)})" for m in missing)
+    return f"Known so far: {known or 'nothing'}. To go further I need: {need}."
 
 
 def position_weights() -> dict[str, int]:
@@ -90,4 +130,5 @@ def cypher_from_starts(sketch: QuerySketch) -> str:
     return text
 
 
-__all__ = ["PositionTests", "bodies", "cypher_from_starts", "position_weights", "start_nodes"]
+__all__ = ["PositionTests", "bodies", "clarification", "constraint_key", "cypher_from_starts", "missing_facts",
+           "position_weights", "start_nodes"]

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dkg.answers import Answer, Evidence
+from dkg.answers import Answer, Evidence, MissingFact
 from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
 from dkg.graph.db import Graph
@@ -23,7 +23,7 @@ from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_nam
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
-from dkg.qa.pathway import cypher_from_starts, position_weights, start_nodes
+from dkg.qa.pathway import cypher_from_starts, missing_facts, position_weights, start_nodes
 from dkg.qa.queries import GUIDELINES, QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
@@ -55,12 +55,16 @@ class TextToCypherService:
     """Answers questions with the trained text-to-Cypher model over the configured Neo4j graph."""
 
     def __init__(self, settings: Settings | None = None, *, graph: Graph | None = None,
-                 model_dir: Path | None = None, versions: dict[str, str] | None = None, beams: int = BEAMS) -> None:
+                 model_dir: Path | None = None, versions: dict[str, str] | None = None, beams: int = BEAMS,
+                 rules_only: bool = False) -> None:
         self.settings = settings or get_settings()
         self._own_graph = graph is None
         self.graph = graph or Graph(self.settings)
-        use_answer_threads()
-        self.model = Seq2Seq.load(model_dir or MODEL_DIR).for_answering(self.settings.qa_int8)
+        # rules_only: no model; every question is answered by the query built from the question itself
+        self.model: Seq2Seq | None = None
+        if not rules_only:
+            use_answer_threads()
+            self.model = Seq2Seq.load(model_dir or MODEL_DIR).for_answering(self.settings.qa_int8)
         self.executor = SafeExecutor(self.graph, self.settings)
         self.versions = dict(versions or {})
         self.beams = beams
@@ -129,8 +133,8 @@ class TextToCypherService:
         return None
 
     def decode(self, question: str) -> list[str]:
-        """The model's beams for the question, best first."""
-        return self.model.beam_search(question, beams=self.beams)
+        """The model's beams for the question, best first (none without a model)."""
+        return self.model.beam_search(question, beams=self.beams) if self.model is not None else []
 
     def answer(self, question: str) -> Answer:
         """Answer one question (see the module docstring); timings in ms per stage."""
@@ -226,5 +230,11 @@ class TextToCypherService:
                              kind="Decision" if sketch.qtype is QuestionType.CONDITIONS else "Action",
                              guideline=sketch.guideline, version=version) for r in rows]
         text = answer_text(sketch.qtype, rows, sketch.treatment)
+        missing: list[MissingFact] = []
+        if sketch.qtype is QuestionType.NEXT_STEP:
+            # the stated facts stop before a decision: say what is known and which facts would go further
+            stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
+            missing = missing_facts(self.graph, [r["uid"] for r in rows], stated)
         return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
-                      rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence, timings_ms=timings)
+                      rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence, timings_ms=timings,
+                      missing_facts=missing)

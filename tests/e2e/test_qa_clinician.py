@@ -1,0 +1,79 @@
+"""Human-written clinician questions (datasets/qa/clinician_dev.jsonl) against the real Neo4j, answered by the
+rule layer alone (no model: the answers below must not depend on one): clinical shorthand and negation, the
+patient's course, treatment detection, out-of-scope refusals and the facts a clarifying answer asks for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from dkg.config import Settings
+from dkg.graph.db import Graph
+from dkg.qa import clinician
+from dkg.qa.dataset import GenConfig
+from dkg.qa.service import TextToCypherService
+from dkg.qa.training import ensure_graph
+
+pytestmark = [pytest.mark.neo4j]
+
+# one item per failure class of issue #17
+CASES = {
+    "dev-ALL-02": "shorthand age/sex, Ph-pos, 'nothing substantial' -> comorbidity none",
+    "dev-ALL-05": "no PMH, CR1, negative flow MRD: the consolidation step",
+    "dev-ALL-06": "relapse, salvage back into CR, donor found: the relapse page, not the first",
+    "dev-ALL-03": "'clearly not fit for anything intensive' -> substantial comorbidities",
+    "dev-kidney-09": "IMDC factors, nivo/ipi given, stable disease at restaging",
+    "dev-kidney-12": "nivo/ipi asked about with ECOG 2: advise 'no'",
+    "dev-kidney-14": "papillary RCC reaches its own decision under non-clear-cell",
+    "dev-bone-03": "recurrent chondrosarcoma, unresectable: its own recurrence page",
+    "dev-bone-12": "dexrazoxane asked about (the first drug named), not doxorubicin",
+    "dev-kidney-19": "a disease no guideline covers, though the kidney is named",
+    "dev-ALL-19": "CLL: a disease no guideline covers",
+}
+
+
+@pytest.fixture(scope="module")
+def service(neo4j_settings: Settings, graph: Graph) -> Iterator[TextToCypherService]:
+    ensure_graph(graph, GenConfig(), lambda _m: None)
+    with TextToCypherService(neo4j_settings, graph=graph, rules_only=True,
+                             versions={g: v for g, v in GenConfig().versions}) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="module")
+def items() -> dict[str, clinician.ClinicianItem]:
+    return {i.id: i for i in clinician.load_items(clinician.DEV_PATH)}
+
+
+@pytest.mark.parametrize("item_id", sorted(CASES))
+def test_clinician_question_is_answered_by_the_rules(service: TextToCypherService,
+                                                     items: dict[str, clinician.ClinicianItem],
+                                                     item_id: str) -> None:
+    result = clinician.run(service, [items[item_id]])[0]
+    assert result.correct, f"{CASES[item_id]}: got {result.answer_boxes} {result.verdict} {result.no_answer_reason}"
+
+
+def test_marrow_is_not_taken_for_a_treatment(service: TextToCypherService) -> None:
+    answer = service.answer("22F, new dx Ph+ B-ALL confirmed on marrow yesterday, no PMH, otherwise well. "
+                            "Plan for induction?")
+    assert answer.answered and "advisable" not in answer.rows[0]
+    assert "AYA" not in answer.answer and "hyper-CVAD + TKI" in answer.answer
+
+
+def test_unreviewed_comorbidities_get_a_clarifying_answer(service: TextToCypherService,
+                                                          items: dict[str, clinician.ClinicianItem]) -> None:
+    answer = service.answer(items["dev-ALL-01"].question)
+    assert answer.answer.startswith("Before induction")
+    assert [(m.key, m.allowed) for m in answer.missing_facts] == [("comorbidity", ["none", "substantial"])]
+
+
+@pytest.mark.parametrize(("question", "reason"), [
+    ("What is the starting dose of dasatinib in mg for Ph+ ALL?", "dosing"),
+    ("30M with Ph+ B-ALL in CR1 asks whether he can have the flu vaccine this winter", "vaccination"),
+])
+def test_out_of_scope_request_is_refused_with_a_reason(service: TextToCypherService, question: str,
+                                                        reason: str) -> None:
+    answer = service.answer(question)
+    assert not answer.answered and not answer.matched_nodes
+    assert reason in (answer.no_answer_reason or "")
