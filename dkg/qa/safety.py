@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, LiteralString, cast
 
-from neo4j import ManagedTransaction
+from neo4j import ManagedTransaction, unit_of_work
 
 from dkg.config import Settings
 from dkg.errors import GraphError, UnsafeQueryError
@@ -86,7 +86,10 @@ def check_plan(graph: Graph, cypher: str, params: Mapping[str, Any] | None = Non
 
 
 class SafeExecutor:
-    """Runs untrusted Cypher only after its plan passed :func:`check_plan`; counts what it refused."""
+    """Runs untrusted Cypher only after its plan passed :func:`check_plan`; counts what it refused, what it
+    ran, and what it ran although the server's summary of the run says it was not a pure read
+    (``unsafe_executed``: each such run is rolled back and raises, so a plan check that let a write through
+    shows up here instead of in the graph)."""
 
     def __init__(self, graph: Graph, settings: Settings, row_limit: int = DEFAULT_ROW_LIMIT) -> None:
         self.graph = graph
@@ -94,13 +97,33 @@ class SafeExecutor:
         self.row_limit = row_limit
         self.refused = 0
         self.executed = 0
-        self.unsafe_executed = 0  # stays 0: nothing runs unless its plan was read-only
+        self.unsafe_executed = 0
 
     def run(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Rows of ``cypher``; raises :class:`UnsafeQueryError` naming the problems before anything runs."""
+        """Rows of ``cypher``; raises :class:`UnsafeQueryError` naming the problems before anything runs, or
+        after the run (rolled back) when the server reports that it was not read-only after all."""
         check = check_plan(self.graph, cypher, params)
         if not check.safe:
             self.refused += 1
             raise UnsafeQueryError("refused generated query: " + "; ".join(check.problems))
+        statement = cast(LiteralString, cypher)
+        limit = self.row_limit
+
+        @unit_of_work(timeout=self.settings.neo4j_query_timeout_s)
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            result = tx.run(statement, dict(params or {}))
+            rows: list[dict[str, Any]] = []
+            for record in result:
+                if len(rows) >= limit:
+                    break
+                rows.append(record.data())
+            summary = result.consume()
+            counters = summary.counters
+            if summary.query_type != "r" or counters.contains_updates or counters.contains_system_updates:
+                self.unsafe_executed += 1
+                raise UnsafeQueryError(f"generated query ran as query type {summary.query_type!r} with updates "
+                                       f"{counters}; rolled back")  # raising in the work function rolls back
+            return rows
+
         self.executed += 1
-        return self.graph.read(cypher, params, timeout_s=self.settings.neo4j_query_timeout_s, limit=self.row_limit)
+        return self.graph.execute_read(work)

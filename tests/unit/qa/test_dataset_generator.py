@@ -75,7 +75,9 @@ def test_rendered_questions_read_back_to_the_same_facts() -> None:
 
 def test_split_is_a_pure_function_of_the_scenario() -> None:
     splits = [_scenario_split(f"scenario-{i}") for i in range(3000)]
-    assert _scenario_split("abc") == _scenario_split("abc")
+    # pinned values: a split drawn from Python's per-process hash() (or any other change of the split) fails here
+    assert [_scenario_split(f"scenario-{i}") for i in range(8)] == [
+        "train", "dev", "train", "train", "train", "dev", "test", "train"]
     share = {s: splits.count(s) / len(splits) for s in ("train", "dev", "test")}
     assert 0.65 < share["train"] < 0.75 and 0.12 < share["dev"] < 0.18 and 0.12 < share["test"] < 0.18
 
