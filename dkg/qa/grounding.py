@@ -101,7 +101,7 @@ def fallback_sketch(question: str, guideline: str, known_treatments: list[str], 
     for match in find_facts(question):
         masked[match.start:match.end] = " " * (match.end - match.start)
     treatment = treatment_in_question("".join(masked), known_treatments)
-    if treatment and asks(question, "conditions") and not asks(question, "advise"):
+    if treatment and asks(question, "conditions"):
         return QuerySketch(QuestionType.CONDITIONS, guideline, (), treatment)
     if facts and treatment and asks(question, "advise"):
         return QuerySketch(QuestionType.ADVISE, guideline, tuple(sorted(facts)), treatment)
