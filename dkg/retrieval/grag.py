@@ -245,8 +245,8 @@ class Retriever:
             return self.with_intent(analysis.original, self.grag(qvec, max(k, INTENT_DEPTH), **grag_args), k)
         candidates = {h.rid: h for h in self.grag(qvec, max(k, INTENT_DEPTH), **grag_args)}
         if analysis.disease_weights:
-            alpha = grag_args.get("alpha") or self.settings.alpha
-            lam = grag_args.get("lam") or self.settings.lam
+            alpha = self.settings.alpha if grag_args.get("alpha") is None else grag_args["alpha"]
+            lam = self.settings.lam if grag_args.get("lam") is None else grag_args["lam"]
             for rid, cos, gcos in self.disease_sections(list(analysis.disease_weights), qvec):
                 hit = Hit(rid, grag_score(cos, gcos, 0, alpha, lam), cos, (1.0 - alpha) * gcos, rid, 0, (rid,))
                 if rid not in candidates or candidates[rid].score < hit.score:

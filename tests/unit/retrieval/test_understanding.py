@@ -105,3 +105,39 @@ def test_interleave_skips_repeats_and_empty_rankings() -> None:
     a = [Hit("x", 0.9, 0.9), Hit("y", 0.5, 0.5)]
     b = [Hit("x", 0.8, 0.8), Hit("z", 0.7, 0.7)]
     assert [h.rid for h in interleave([b, [], a], 5)] == ["x", "z", "y"]
+
+
+# ---- the retriever's understood ranking, on a stand-in graph ------------------------------------------------
+class _Rows:
+    """Answers the retriever's named queries with fixed rows (no server; the Cypher itself is e2e-tested)."""
+
+    def __init__(self) -> None:
+        self.settings = None
+
+    def read(self, query: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+        if "db.index.vector.queryNodes" in query:
+            return [{"rid": "other", "cos": 0.9, "gcos": 0.9}]
+        if "[x IN nodes(p)" in query:
+            return []
+        if "d.name IN $names" in query:
+            return [{"rid": "pv-trt", "cos": 0.2, "gcos": 0.5}]
+        if "RETURN d.name AS name" in query:
+            return [{"name": n} for n in NAMES]
+        if "collect(DISTINCT d.name)" in query:
+            return [{"rid": "pv-trt", "diseases": ["Polycythemia Vera"]}]
+        if "AS qtype" in query:
+            return [{"rid": "pv-trt", "qtype": "treatment"}, {"rid": "other", "qtype": "treatment"}]
+        raise AssertionError(f"unexpected query {query[:60]!r}")
+
+
+def test_resolved_disease_sections_join_the_candidates_with_the_given_alpha() -> None:
+    from dkg.retrieval.grag import Retriever
+    from dkg.retrieval.settings import load_retrieval_settings
+
+    retriever = Retriever(_Rows(), load_retrieval_settings(), check=False, embedder=object())  # type: ignore[arg-type]
+    analysis = retriever.analyse("polycythaemia vera")
+    hits = {h.rid: h for h in retriever.understood(analysis, [0.1], 5, alpha=0.0)}
+    assert set(hits) == {"other", "pv-trt"}
+    # alpha 0: only the neighbourhood term (0.5) counts, plus the disease boost (0.2); no intent in the query
+    assert hits["pv-trt"].score == pytest.approx(0.5 + 0.2)
+    assert hits["pv-trt"].reason == "polycythemia vera → Polycythemia Vera"
