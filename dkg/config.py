@@ -11,15 +11,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import SettingsConfigDict
 
-from dkg.errors import ConfigError
+from dkg.settings_loader import GroupSettings, build_settings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,18 +30,7 @@ def _default_cache() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dkg"
 
 
-def _config_file() -> Path | None:
-    explicit = os.environ.get("DKG_CONFIG")
-    if explicit:
-        path = Path(explicit)
-        if not path.is_file():
-            raise ConfigError(f"DKG_CONFIG points at {path}, which is not a file")
-        return path
-    local = Path.cwd() / "dkg.toml"
-    return local if local.is_file() else None
-
-
-class Settings(BaseSettings):
+class Settings(GroupSettings):
     """Validated platform settings."""
 
     model_config = SettingsConfigDict(env_prefix="DKG_", extra="forbid", validate_default=True)
@@ -94,31 +78,10 @@ class Settings(BaseSettings):
     def neo4j_dir(self) -> Path:
         return self.home / "neo4j"
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        path = _config_file()
-        if path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        return tuple(sources)
-
 
 def load_settings(**overrides: Any) -> Settings:
     """Return validated settings, or raise :class:`ConfigError` naming each bad field."""
-    try:
-        return Settings(**overrides)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"DKG_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"invalid settings: {problems}") from exc
+    return build_settings(Settings, "settings", overrides)
 
 
 @lru_cache(maxsize=1)

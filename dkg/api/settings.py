@@ -6,10 +6,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import SettingsConfigDict
 
-from dkg.errors import ConfigError
+from dkg.settings_loader import GroupSettings, build_settings
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,11 @@ def parse_tokens(text: str, prefix: str) -> dict[str, str]:
     return out
 
 
-class ApiSettings(BaseSettings):
-    """Validated API settings; tokens are never logged or shown."""
+class ApiSettings(GroupSettings):
+    """Validated API settings (``DKG_API_*``, or ``[api]`` in dkg.toml); tokens are never logged or shown."""
 
     model_config = SettingsConfigDict(env_prefix="DKG_API_", extra="ignore", validate_default=True)
+    toml_group = "api"
 
     curator_tokens: SecretStr = Field(default=SecretStr(""), description="name:token,... allowed to curate")
     read_tokens: SecretStr = Field(default=SecretStr(""), description="name:token,... allowed to read")
@@ -79,10 +80,5 @@ class ApiSettings(BaseSettings):
 
 
 def load_api_settings(**overrides: object) -> ApiSettings:
-    """API settings from the environment, or a :class:`ConfigError` naming each bad field."""
-    try:
-        return ApiSettings(**overrides)  # type: ignore[arg-type]
-    except ValidationError as exc:
-        problems = "; ".join(f"DKG_API_{'_'.join(str(p) for p in e['loc']).upper()}: "
-                             f"{str(e['msg']).removeprefix('Value error, ')}" for e in exc.errors())
-        raise ConfigError(f"invalid API settings: {problems}") from exc
+    """API settings from the environment and dkg.toml, or a :class:`ConfigError` naming each bad field."""
+    return build_settings(ApiSettings, "API settings", overrides)

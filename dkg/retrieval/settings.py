@@ -5,21 +5,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
 
 from dkg.config import PROJECT_ROOT
-from dkg.errors import ConfigError
+from dkg.settings_loader import GroupSettings, build_settings
 
 
 def _default_medquad_dir() -> Path:
     return PROJECT_ROOT / "datasets" / "medquad-cancergov"
 
 
-class RetrievalSettings(BaseSettings):
-    """Validated retrieval settings (GRAG parameters, data locations)."""
+class RetrievalSettings(GroupSettings):
+    """Validated retrieval settings (GRAG parameters, data locations): ``DKG_RETRIEVAL_*``, or ``[retrieval]`` in
+    dkg.toml."""
 
     model_config = SettingsConfigDict(env_prefix="DKG_RETRIEVAL_", extra="ignore", validate_default=True)
+    toml_group = "retrieval"
 
     medquad_dir: Path = Field(default_factory=_default_medquad_dir,
                               description="Folder holding the MedQuAD CancerGov qa.jsonl")
@@ -46,10 +48,5 @@ class RetrievalSettings(BaseSettings):
 
 
 def load_retrieval_settings(**overrides: object) -> RetrievalSettings:
-    """Retrieval settings from the environment, or a :class:`ConfigError` naming each bad field."""
-    try:
-        return RetrievalSettings(**overrides)  # type: ignore[arg-type]
-    except ValidationError as exc:
-        problems = "; ".join(f"DKG_RETRIEVAL_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
-                             for e in exc.errors())
-        raise ConfigError(f"invalid retrieval settings: {problems}") from exc
+    """Retrieval settings from the environment and dkg.toml, or a :class:`ConfigError` naming each bad field."""
+    return build_settings(RetrievalSettings, "retrieval settings", overrides)
