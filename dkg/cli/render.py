@@ -62,7 +62,7 @@ def _where(e: Evidence) -> list[str]:
     """Kind, source (guideline, version and pages, or the PDQ URL) and GRAG provenance of an evidence item."""
     from dkg.retrieval.grag import source_of
 
-    return [part for part in (e.kind, source_of(e), _provenance(e)) if part]
+    return [part for part in (e.kind, source_of(e), _provenance(e), e.reason or "") if part]
 
 
 def _evidence_table(out: Console, evidence: Sequence[Evidence]) -> None:

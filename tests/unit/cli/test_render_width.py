@@ -61,3 +61,19 @@ def test_every_word_of_the_evidence_stays_whole(width: int) -> None:
 def test_layout_degrades_by_width() -> None:
     assert "┃ text" not in _render(WIDE_MIN_COLUMNS - 1)
     assert "┃ text" in _render(120)
+
+
+def test_the_retrievers_reason_is_shown_in_both_layouts() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from dkg.answers import Evidence
+    from dkg.cli.render import print_evidence
+
+    item = Evidence(node_uid="s1", content="Treatment options for Ewing sarcoma.", kind="Section", score=0.9,
+                    reason="sub-query 2 of 2: ewing sarcoma")
+    for width in (80, 140):
+        buffer = StringIO()
+        print_evidence(Console(file=buffer, width=width, color_system=None), [item])
+        assert "sub-query 2 of 2" in " ".join(buffer.getvalue().split()), width
