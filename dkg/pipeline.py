@@ -50,6 +50,8 @@ def load_pipeline(path: Path) -> PipelineSpec:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise BuildError(f"cannot read pipeline {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise BuildError(f"{path} is not UTF-8 text (byte {exc.start}): save the pipeline as UTF-8 YAML") from exc
     except yaml.YAMLError as exc:
         raise BuildError(f"{path} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

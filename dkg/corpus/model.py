@@ -199,6 +199,8 @@ def _read_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CorpusError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CorpusSourceError(path, [f"not UTF-8 text (byte {exc.start}): save the file as UTF-8 YAML"]) from exc
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

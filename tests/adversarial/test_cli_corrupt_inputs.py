@@ -12,9 +12,7 @@ from dkg.api.adversarial import CORRUPT_FILES, corrupt_cli_case, run_cli_case
 pytestmark = [pytest.mark.adversarial, pytest.mark.slow]
 
 # Known defects owned by other work; strict, so a fix shows up as XPASS (a failure) until the mark is removed.
-KNOWN = {
-    "binary.yaml": "a pipeline file that is not UTF-8 ends in a UnicodeDecodeError traceback",
-}
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n]))

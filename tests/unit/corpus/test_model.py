@@ -142,3 +142,10 @@ def test_characters_without_a_glyph_are_reported(raw: dict[str, Any]) -> None:
     problems = glyph_problems(parse_guideline(raw))
     assert problems == ["footnote c: 'α' (U+03B1) has no glyph in the PDF font (Bitstream Vera); "
                         "write it out (e.g. 'alpha', '->')"]
+
+
+def test_a_guideline_file_that_is_not_utf8_names_the_problem(tmp_path: Path) -> None:
+    path = tmp_path / "1.2026.yaml"
+    path.write_bytes(b"guideline: ALL\n\xff\xfe\n")
+    with pytest.raises(CorpusSourceError, match="not UTF-8 text"):
+        load_guideline(path)

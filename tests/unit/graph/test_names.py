@@ -88,3 +88,10 @@ def test_path_under_refuses_escapes(tmp_path: Path) -> None:
     for name in ("../x", "a/../../x", "/etc/passwd", "a/b", ".."):
         with pytest.raises(InvalidNameError):
             path_under(tmp_path, name)
+
+
+def test_a_pipeline_file_that_is_not_utf8_is_a_build_error(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_bytes(b"guideline: ALL\nversion: '1.2026'\npdf: \xff\xfe.pdf\n")
+    with pytest.raises(BuildError, match=r"not UTF-8 text .*save the pipeline as UTF-8"):
+        load_pipeline(path)
