@@ -73,3 +73,4 @@ class UnsafeQueryError(QAError):
 
 class RetrievalError(DKGError):
     """Retrieval failed (index missing or stale, model missing)."""
+import os  # deliberately unused: shows the ruff gate rejecting a commit
