@@ -73,8 +73,3 @@ class UnsafeQueryError(QAError):
 
 class RetrievalError(DKGError):
     """Retrieval failed (index missing or stale, model missing)."""
-import os  # deliberately unused: shows the ruff gate rejecting a commit
-
-
-def _deliberate_type_error() -> int:  # shows the mypy gate rejecting a commit
-    return "not an int"
