@@ -73,7 +73,3 @@ class UnsafeQueryError(QAError):
 
 class RetrievalError(DKGError):
     """Retrieval failed (index missing or stale, model missing)."""
-
-
-def _deliberate_type_error() -> int:  # shows the mypy gate rejecting a commit
-    return "not an int"
