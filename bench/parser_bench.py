@@ -6,6 +6,13 @@ every digital PDF (and of the first ``--scanned-pages`` pages of each scanned PD
 F1 is edge F1 (exact match after whitespace/case normalisation) over all corpus PDFs; the scanned F1 uses
 all pages of every scanned PDF unless ``--scanned-pages`` limits it (then only gold rows of those pages count);
 ``edge_f1_scanned_pages_1_2`` scores the first two pages of each scanned PDF from the same parse.
+
+``--real`` adds the real guideline pages (``datasets/realpdfs``: born-digital pages of other publishers, gold
+annotated by hand, a fixed dev/held-out split in ``split.json``) and their scans made by
+``dkg.corpus.real_scans`` at ``--real-dpi`` (repeatable; default 200); ``--real-only`` skips the corpus run.
+Each real page is parsed on its own; edges are scored per split (``edge_f1_real_{digital,scanned}_{dev,heldout}``)
+and per page, and a page whose parse raises is recorded under ``real_errors`` (it scores as no edges).
+Results are merged into the existing JSON file: keys not computed by this run are kept.
 """
 
 from __future__ import annotations
@@ -15,12 +22,15 @@ import json
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dkg.corpus.real_scans import RealPage, real_pages, scan_name, write_real_scans  # noqa: E402
 from dkg.parsing import parse_pdf  # noqa: E402
 from dkg.parsing.corpus_eval import corpus_pdfs  # noqa: E402
 from dkg.parsing.evaluate import prf, read_edges  # noqa: E402
@@ -59,13 +69,102 @@ def _score(items: list, pages: str | None, first: int = 0
     return prf(pred_all, gold_all), seconds, page_count, per_doc, prf(pred_first, gold_first)
 
 
+def _real_page_edges(pdf: Path, page_number: int, page_id: str) -> tuple[list[dict[str, str]], float]:
+    """Edges of one page of ``pdf`` (heads/tails tagged with ``page_id``) and the seconds the parse took."""
+    start = time.perf_counter()
+    result = parse_pdf(pdf, pages=str(page_number))
+    seconds = time.perf_counter() - start
+    edges = [e for page in result.pages if page.number == page_number for e in page.edges]
+    return ([{**e.model_dump(), "head": f"{page_id}|{e.head}", "tail": f"{page_id}|{e.tail}", "page": page_id}
+             for e in edges], seconds)
+
+
+def _real_gold(root: Path, page: RealPage) -> list[dict[str, str]]:
+    rows = read_edges(root / "gold" / f"{page.page_id}-edges.csv")
+    return [{**g, "head": f"{page.page_id}|{g['head']}", "tail": f"{page.page_id}|{g['tail']}"} for g in rows]
+
+
+def _real_route(root: Path, pages: list[RealPage], route: str, pdf_of: Any) -> dict[str, Any]:
+    """Scores of one route (``digital`` or ``scanned``) per split and per page; errors recorded, not raised."""
+    figures: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    pooled: dict[str, tuple[list[dict[str, str]], list[dict[str, str]]]] = {"dev": ([], []), "heldout": ([], [])}
+    seconds = 0.0
+    for page in pages:
+        gold = _real_gold(root, page)
+        pdf, number = pdf_of(page)
+        try:
+            pred, took = _real_page_edges(pdf, number, page.page_id)
+            seconds += took
+        except Exception as exc:  # noqa: BLE001  (a crash is a measured outcome, recorded per page)
+            pred = []
+            errors[page.page_id] = f"{type(exc).__name__}: {exc}"
+        scores = prf(pred, gold)
+        figures[f"edge_f1_real_{route}_page_{page.page_id}"] = round(scores["f1"], 4)
+        pooled[page.split][0].extend(pred)
+        pooled[page.split][1].extend(gold)
+        print(f"{route:8} {page.split:8} {page.page_id:8} P={scores['precision']:.3f} R={scores['recall']:.3f} "
+              f"F1={scores['f1']:.3f} pred={int(scores['pred'])} gold={int(scores['gold'])}"
+              + (f"  ERROR {errors[page.page_id]}" if page.page_id in errors else ""), flush=True)
+    for split, (pred, gold) in pooled.items():
+        scores = prf(pred, gold)
+        figures[f"edge_f1_real_{route}_{split}"] = round(scores["f1"], 4)
+        figures[f"edge_precision_real_{route}_{split}"] = round(scores["precision"], 4)
+        figures[f"edge_recall_real_{route}_{split}"] = round(scores["recall"], 4)
+    figures[f"pages_per_s_real_{route}"] = round(len(pages) / seconds, 3) if seconds else 0.0
+    figures[f"real_errors_{route}"] = errors
+    return figures
+
+
+def real_figures(root: Path, dpis: list[int], scans_dir: Path | None) -> dict[str, Any]:
+    """Edge scores on the real pages, digital and scanned at each of ``dpis``."""
+    listed = real_pages(root)
+    pages = [p for p in listed if (root / "gold" / f"{p.page_id}-edges.csv").is_file()]
+    figures: dict[str, Any] = {"real_pages_without_gold": [p.page_id for p in listed if p not in pages]}
+    figures |= _real_route(root, pages, "digital", lambda p: (p.pdf, p.page))
+    with tempfile.TemporaryDirectory(prefix="dkg-real-scans-") as tmp:
+        out = scans_dir or Path(tmp)
+        write_real_scans(root, out, dpis=tuple(dpis))
+        for dpi in dpis:
+            scanned = _real_route(root, pages, f"scanned_{dpi}", lambda p, d=dpi: (out / scan_name(p, d), 1))
+            figures.update(scanned)
+            if dpi == dpis[0]:
+                figures.update({k.replace(f"scanned_{dpi}", "scanned"): v for k, v in scanned.items()
+                                if k.startswith(("edge_", "pages_per_s_")) and "_page_" not in k})
+    figures["real_scan_dpis"] = dpis
+    figures["real_pages_dev"] = [p.page_id for p in pages if p.split == "dev"]
+    figures["real_pages_heldout"] = [p.page_id for p in pages if p.split == "heldout"]
+    return figures
+
+
+def _write_merged(out: Path, figures: dict[str, Any]) -> None:
+    merged: dict[str, Any] = {}
+    if out.is_file():
+        merged = json.loads(out.read_text(encoding="utf-8"))
+    merged.update(figures)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--corpus", type=Path, default=ROOT / "datasets" / "guidelines")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scanned-pages", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "parser.json")
+    parser.add_argument("--real", action="store_true", help="also score the real guideline pages and their scans")
+    parser.add_argument("--real-only", action="store_true", help="score only the real pages (skip the corpus)")
+    parser.add_argument("--real-root", type=Path, default=ROOT / "datasets" / "realpdfs")
+    parser.add_argument("--real-dpi", type=int, action="append", help="scan resolution (repeatable; default 200)")
+    parser.add_argument("--real-scans-dir", type=Path, default=None,
+                        help="write the real scans here (default: a temporary folder)")
     args = parser.parse_args()
+    if args.real or args.real_only:
+        real = real_figures(args.real_root, args.real_dpi or [200], args.real_scans_dir)
+        _write_merged(args.out, real)
+        print(json.dumps(real, indent=1, ensure_ascii=False))
+        if args.real_only:
+            return
     items = corpus_pdfs(args.corpus)
     digital = [i for i in items if not i.scanned]
     scanned = [i for i in items if i.scanned]
@@ -101,8 +200,7 @@ def main() -> None:
     }
     figures.update({f"edge_f1_{k.replace(' ', '_').replace('.', '_')}": round(v, 4)
                     for k, v in {**d_docs, **s_docs}.items()})
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    _write_merged(args.out, figures)
     print(json.dumps(figures, indent=1))
     print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")
 
