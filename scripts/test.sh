@@ -2,7 +2,8 @@
 # Sets up (scripts/setup.sh), then runs the gates in order, stopping at the first that fails:
 #   1. ruff check dkg tests bench   2. mypy dkg
 #   3. unit tests + every module's docstring examples (pytest --doctest-modules dkg tests/unit)
-#   4. end-to-end tests against the real Neo4j, CoreNLP and tesseract (tests/e2e)
+#   4. end-to-end and adversarial tests against the real Neo4j, CoreNLP and tesseract (tests/e2e,
+#      tests/adversarial)
 # `make test` and .ci/run both run exactly this. Arguments, if any, replace steps 3-4 by one pytest run
 # with those arguments (e.g. `bash scripts/test.sh tests/unit/qa -q`); the lint and type gates still run.
 # The tests use their own data folder (.dkg-test) and Bolt port, so a demo database is never touched.
@@ -60,5 +61,5 @@ if [ "$#" -gt 0 ]; then
 fi
 gate "unit tests and doctests: pytest --doctest-modules dkg tests/unit"
 run_pytest unit --doctest-modules dkg tests/unit
-gate "end-to-end tests: pytest tests/e2e"
-run_pytest e2e tests/e2e
+gate "end-to-end and adversarial tests: pytest tests/e2e tests/adversarial"
+run_pytest e2e tests/e2e tests/adversarial
