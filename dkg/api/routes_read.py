@@ -17,6 +17,7 @@ from dkg.api.typed import to_typed, vocabulary_schema
 from dkg.errors import ConstraintError
 from dkg.graph.curation import Curator
 from dkg.graph.db import named_queries
+from dkg.types import GUIDELINE_NAME_PATTERN, VERSION_NAME_PATTERN
 
 # The text-to-Cypher service refuses longer questions (dkg.qa.service.MAX_CHARS); say so at the door.
 MAX_QUESTION_CHARS = 600
@@ -131,8 +132,8 @@ def guidelines(request: Request) -> list[dict[str, Any]]:
 
 @router.get("/nodes", summary="Find nodes whose content contains a text (type-ahead)")
 def find_nodes(request: Request, q: Annotated[str, Query(min_length=1, max_length=200)],
-               guideline: Annotated[str | None, Query(max_length=50)] = None,
-               version: Annotated[str | None, Query(max_length=50)] = None,
+               guideline: Annotated[str | None, Query(max_length=50, pattern=GUIDELINE_NAME_PATTERN)] = None,
+               version: Annotated[str | None, Query(max_length=50, pattern=VERSION_NAME_PATTERN)] = None,
                decisions_only: bool = False, limit: Annotated[int, Query(ge=1, le=100)] = 20) -> list[dict[str, Any]]:
     return state_of(request).graph.read(Q["search_nodes"], {"text": q, "guideline": guideline, "version": version,
                                                             "decisions_only": decisions_only, "limit": limit})

@@ -208,3 +208,11 @@ def test_blank_questions_are_422_naming_the_field(client: TestClient, endpoint: 
     assert r.status_code == 422, r.text
     assert r.json()["error"]["message"] == "body.question: the text is blank (only whitespace); type a question"
     assert client.app.state.dkg.engine.calls == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("params", [{"guideline": "ALL' OR 1=1 //"}, {"version": "../../etc"},
+                                    {"guideline": "A|B"}, {"version": "1|x"}])
+def test_search_filters_refuse_names_outside_the_documented_pattern(client: TestClient,
+                                                                    params: dict[str, str]) -> None:
+    r = client.get("/api/nodes", params={"q": "ph", **params})  # refused before the graph is read
+    assert r.status_code == 422 and f"query.{next(iter(params))}" in r.json()["error"]["message"], r.text
