@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from dkg.answers import Answer
 from dkg.errors import DKGError
 from dkg.graph.db import Graph
+from dkg.qa.facts import refused_facts
 from dkg.retrieval.grag import Retriever
 
 if TYPE_CHECKING:
@@ -107,6 +108,12 @@ def route_answer(question: str, text_to_cypher: Answerer | None, retrieval: Answ
     the text-to-Cypher answer when its query validates and returns rows, else (and with ``explain``, also) the
     ``retrieval`` answer; route ``none`` with both reasons when neither has an answer."""
     start = time.perf_counter()
+    impossible = refused_facts(question)
+    if impossible:  # never answer, by any route, for a patient other than the one described
+        reason = f"I could not use: {'; '.join(r.note for r in impossible)}; correct it and ask again"
+        refused = Answer(question=question, route="none", answer="", no_answer_reason=reason,
+                         timings_ms={"total": (time.perf_counter() - start) * 1000})
+        return HybridResult(refused, None, None, ["refused before either route: impossible patient facts"])
     cypher_answer: Answer | None = None
     problem = text_to_cypher_problem
     if text_to_cypher is not None:

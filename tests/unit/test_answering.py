@@ -198,3 +198,13 @@ def test_a_service_that_cannot_start_is_a_reason_not_a_crash(fake_service: type[
     fake_service.fail = error
     graph: Any = types.SimpleNamespace(settings=None)
     assert text_to_cypher(graph, "why is MRD monitored?") == (None, note)
+
+
+@pytest.mark.parametrize("explain", [False, True])
+def test_impossible_patient_facts_are_refused_by_every_route(explain: bool) -> None:
+    question = "A 1070-year-old with Ph-positive ALL: what next?"
+    cypher, retrieval = Scripted(CYPHER), Scripted(RETRIEVED)
+    result = route_answer(question, cypher, retrieval, explain=explain)
+    assert result.answer.route == "none" and not result.answer.answered
+    assert "1070" in (result.answer.no_answer_reason or "") and "correct it" in (result.answer.no_answer_reason or "")
+    assert cypher.asked == [] and retrieval.asked == []  # neither route answers for another patient
