@@ -52,3 +52,14 @@ LIMIT $limit;
 // name: known_result_ids
 UNWIND $ids AS id
 RETURN id, EXISTS { MATCH (r:Embedded {rid: id}) WHERE r:Retrievable } OR EXISTS { MATCH (n:Node {uid: id}) } AS known;
+
+// name: fingerprint_nodes
+// The adversarial suite's view of the whole graph (dkg/api/adversarial.py): it must not change under attack.
+MATCH (n)
+RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props
+ORDER BY id;
+
+// name: fingerprint_relationships
+MATCH (a)-[r]->(b)
+RETURN elementId(r) AS id, type(r) AS type, elementId(a) AS a, elementId(b) AS b, properties(r) AS props
+ORDER BY id;

@@ -23,7 +23,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from dkg.config import PROJECT_ROOT
-from dkg.graph.db import Graph
+from dkg.graph.db import Graph, named_queries
 
 # Cypher injection, markup and template forms: each must stay data in every field it is sent in.
 INJECTIONS = (
@@ -61,13 +61,12 @@ class Fingerprint:
 def graph_fingerprint(graph: Graph) -> Fingerprint:
     """What must not change when hostile requests are refused."""
     digest = hashlib.sha256()
-    nodes = graph.read("MATCH (n) RETURN elementId(n) AS id, labels(n) AS labels, properties(n) AS props "
-                       "ORDER BY id")
+    q = named_queries("api")
+    nodes = graph.read(q["fingerprint_nodes"])
     for row in nodes:
         digest.update(json.dumps([row["id"], sorted(row["labels"]), row["props"]], sort_keys=True,
                                  default=str).encode())
-    rels = graph.read("MATCH (a)-[r]->(b) RETURN elementId(r) AS id, type(r) AS type, elementId(a) AS a, "
-                      "elementId(b) AS b, properties(r) AS props ORDER BY id")
+    rels = graph.read(q["fingerprint_relationships"])
     for row in rels:
         digest.update(json.dumps([row["id"], row["type"], row["a"], row["b"], row["props"]], sort_keys=True,
                                  default=str).encode())

@@ -100,11 +100,10 @@ def build_command(
 def counts_command() -> None:
     """Node / decision-node / relation counts of every guideline version in the graph."""
     from dkg.graph.builder import graph_counts
-    from dkg.graph.db import open_graph
+    from dkg.graph.db import named_queries, open_graph
 
     with open_graph() as graph:
-        versions = graph.read("MATCH (g:GuidelineVersion) RETURN g.guideline AS g, g.version AS v, "
-                              "g.current_revision AS r ORDER BY g, v")
+        versions = graph.read(named_queries("cli")["loaded_versions"])
         table = Table("guideline", "version", "nodes", "decision", "relations", "revision applied")
         for row in versions:
             c = graph_counts(graph, row["g"], row["v"])

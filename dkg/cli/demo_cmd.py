@@ -18,7 +18,7 @@ from dkg import MEDICAL_DISCLAIMER
 from dkg.cli.common import app, cell, console, echo, friendly_errors
 from dkg.cli.render import print_answer
 from dkg.config import get_settings
-from dkg.graph.db import open_graph
+from dkg.graph.db import named_queries, open_graph
 from dkg.services.neo4j_server import LocalNeo4jServer
 
 
@@ -28,9 +28,10 @@ def smoke_round_trip() -> float:
     start = time.perf_counter()
     with open_graph() as graph:
         graph.apply_schema()
-        graph.write("MERGE (n:SmokeTest {id: $id}) SET n.written_at = datetime()", {"id": marker})
-        rows = graph.read("MATCH (n:SmokeTest {id: $id}) RETURN n.id AS id", {"id": marker})
-        graph.write("MATCH (n:SmokeTest {id: $id}) DETACH DELETE n", {"id": marker})
+        q = named_queries("cli")
+        graph.write(q["smoke_write"], {"id": marker})
+        rows = graph.read(q["smoke_read"], {"id": marker})
+        graph.write(q["smoke_delete"], {"id": marker})
     if rows != [{"id": marker}]:
         raise RuntimeError(f"smoke test read back {rows!r} instead of the node it wrote")
     return (time.perf_counter() - start) * 1000
@@ -85,7 +86,7 @@ def demo(
         run_pipelines([load_pipeline(p) for p in shipped_pipelines()], echo=echo)
     with open_graph() as graph:
         table = Table("guideline", "version", "nodes", "decision nodes", "relations")
-        for row in graph.read("MATCH (g:GuidelineVersion) RETURN g.guideline AS g, g.version AS v ORDER BY g, v"):
+        for row in graph.read(named_queries("cli")["loaded_versions"]):
             counts = graph_counts(graph, row["g"], row["v"])
             table.add_row(cell(row["g"]), cell(row["v"]), str(counts["nodes"]), str(counts["decision"]),
                           str(counts["relations"]))

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dkg.config import PROJECT_ROOT
 from dkg.errors import QAError
-from dkg.graph.db import Graph
+from dkg.graph.db import Graph, named_queries
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import GUIDELINE_NAMES, SURFACE, Facts, band_value, detect_guidelines, extract_facts
 from dkg.qa.queries import QuerySketch, QuestionType, model_target
@@ -91,13 +91,9 @@ class GraphView:
 
     @classmethod
     def load(cls, graph: Graph, guideline: str, version: str) -> GraphView:
-        nodes = {r["uid"]: r for r in graph.read(
-            "MATCH (n:Node {guideline: $g, version: $v}) RETURN n.uid AS uid, n.content AS content, "
-            "n:Decision AS decision, n.constraints AS constraints, n.options AS options",
-            {"g": guideline, "v": version})}
-        edges = graph.read(
-            "MATCH (a:Node {guideline: $g, version: $v})-[r:NEXT_STEP]->(b:Node) "
-            "RETURN a.uid AS head, b.uid AS tail, r.constraints AS constraints", {"g": guideline, "v": version})
+        q = named_queries("qa_graph")
+        nodes = {r["uid"]: r for r in graph.read(q["version_nodes"], {"g": guideline, "v": version})}
+        edges = graph.read(q["version_edges"], {"g": guideline, "v": version})
         nodes = dict(sorted(nodes.items()))
         edges.sort(key=lambda e: (e["head"], e["tail"], e["constraints"] or []))
         view = cls(guideline, version, nodes, edges)

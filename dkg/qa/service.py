@@ -18,7 +18,7 @@ from typing import Any
 from dkg.answers import Answer, Evidence, MissingFact
 from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
-from dkg.graph.db import Graph
+from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
@@ -86,7 +86,7 @@ class TextToCypherService:
     def version_of(self, guideline: str) -> str:
         """The version answered from: the configured one, else the newest loaded in the graph."""
         if guideline not in self.versions:
-            rows = self.graph.read("MATCH (g:GuidelineVersion {guideline: $g}) RETURN g.version AS v", {"g": guideline})
+            rows = self.graph.read(named_queries("qa_graph")["loaded_versions_of"], {"g": guideline})
             if not rows:
                 raise QAError(f"guideline {guideline!r} is not loaded in the graph; build it first (dkg build)")
             self.versions[guideline] = max((r["v"] for r in rows),
@@ -96,8 +96,7 @@ class TextToCypherService:
     def treatments(self, guideline: str, version: str) -> list[str]:
         key = (guideline, version)
         if key not in self._treatments:
-            rows = self.graph.read("MATCH (t:Action {guideline: $g, version: $v}) UNWIND t.options AS o "
-                                   "RETURN DISTINCT toLower(o) AS o", {"g": guideline, "v": version})
+            rows = self.graph.read(named_queries("qa_graph")["treatment_options"], {"g": guideline, "v": version})
             self._treatments[key] = [r["o"] for r in rows]
         return self._treatments[key]
 
