@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
 import sys
 import tempfile
 import time
@@ -38,6 +36,7 @@ from dkg.api.adversarial import (  # noqa: E402
     corrupt_cli_case,
     graph_fingerprint,
     injection_attacks,
+    kill_local_server,
     run_cli_case,
 )
 from dkg.api.settings import ApiSettings  # noqa: E402
@@ -46,7 +45,7 @@ from dkg.config import get_settings, load_settings  # noqa: E402
 from dkg.graph.builder import build  # noqa: E402
 from dkg.graph.db import Graph  # noqa: E402
 from dkg.graph.sources import input_from_source  # noqa: E402
-from dkg.services.neo4j_server import LocalNeo4jServer, _pid_alive  # noqa: E402
+from dkg.services.neo4j_server import LocalNeo4jServer  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "reliability.json"
 NODE_TEXT = "Philadelphia-negative disease"
@@ -109,12 +108,7 @@ def outage(api_port: int, neo4j_port: int, say: Any) -> dict[str, Any]:
                    "DKG_API_QRELS_DIR": str(Path(tmp) / "qrels"), "DKG_API_GRAPH_PROBE_INTERVAL_S": "0.5"}
             with serve_process(api_port, env, log_path=Path(tmp) / "server.log") as srv, \
                     httpx.Client(base_url=srv.base, timeout=60.0) as c:
-                state = server.status().state
-                assert state is not None
-                os.kill(state.pid, signal.SIGKILL)
-                deadline = time.monotonic() + 30
-                while _pid_alive(state.pid) and time.monotonic() < deadline:
-                    time.sleep(0.1)
+                kill_local_server(server)
                 deadline = time.monotonic() + 30
                 while c.get("/api/health").status_code != 503 and time.monotonic() < deadline:
                     time.sleep(0.2)

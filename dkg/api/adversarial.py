@@ -10,8 +10,10 @@ import base64
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +26,7 @@ import httpx
 
 from dkg.config import PROJECT_ROOT
 from dkg.graph.db import Graph, named_queries
+from dkg.services.neo4j_server import LocalNeo4jServer, _pid_alive
 
 # Cypher injection, markup and template forms: each must stay data in every field it is sent in.
 INJECTIONS = (
@@ -336,3 +339,14 @@ def run_cli_case(case: CliCase, env: dict[str, str] | None = None, timeout_s: fl
     proc = subprocess.run([sys.executable, "-m", "dkg.cli.main", *case.args], capture_output=True, text=True,
                           env={**os.environ, **(env or {}), "COLUMNS": "400"}, timeout=timeout_s, cwd=PROJECT_ROOT)
     return CliOutcome(case, proc.returncode, proc.stdout + proc.stderr)
+
+
+def kill_local_server(server: LocalNeo4jServer, timeout_s: float = 30.0) -> None:
+    """SIGKILL the running local Neo4j ``server`` (an operator's worst case) and wait until its process is gone."""
+    state = server.status().state
+    if state is None:
+        raise RuntimeError("the local Neo4j server is not running; nothing to kill")
+    os.kill(state.pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout_s
+    while _pid_alive(state.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)

@@ -5,7 +5,6 @@ is back. A dedicated Neo4j server (own data folder and port), not the session's.
 from __future__ import annotations
 
 import os
-import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,12 +12,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from dkg.api.adversarial import kill_local_server
 from dkg.api.testing import CURATOR_TOKEN, serve_process
 from dkg.config import Settings, load_settings
 from dkg.graph.builder import build
 from dkg.graph.db import Graph
 from dkg.graph.sources import input_from_source
-from dkg.services.neo4j_server import LocalNeo4jServer, _pid_alive
+from dkg.services.neo4j_server import LocalNeo4jServer
 
 pytestmark = [pytest.mark.adversarial, pytest.mark.neo4j, pytest.mark.slow]
 NEO4J_PORT = int(os.environ.get("DKG_TEST_LIFECYCLE_PORT", "7698"))
@@ -44,12 +44,7 @@ def neo4j(tmp_path: Path) -> Iterator[LocalNeo4jServer]:
 
 
 def kill(server: LocalNeo4jServer) -> None:
-    state = server.status().state
-    assert state is not None
-    os.kill(state.pid, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while _pid_alive(state.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    kill_local_server(server)
 
 
 def wait_for(client: httpx.Client, status: int, deadline_s: float = 60.0) -> httpx.Response:
