@@ -21,6 +21,7 @@ from dkg.services.neo4j_server import port_is_free
 
 def prepare_graph(settings: Settings, *, model: str = "lsa", say=print) -> None:  # type: ignore[no-untyped-def]
     """Build the shipped guideline versions and the retrieval index (both skip what is up to date)."""
+    from dkg.corpus.model import discover
     from dkg.graph.builder import build
     from dkg.graph.db import Graph
     from dkg.graph.sources import input_from_source
@@ -30,7 +31,7 @@ def prepare_graph(settings: Settings, *, model: str = "lsa", say=print) -> None:
 
     with Graph(settings) as graph:
         graph.apply_schema()
-        inputs = [input_from_source(g, v) for g in ("ALL", "kidney", "bone") for v in ("1.2026", "2.2026")]
+        inputs = [input_from_source(g, v) for g, v, _ in discover()]
         for report in build(graph, inputs):
             say(f"graph {report.guideline} {report.version}: {'up to date' if report.skipped else 'built'}")
         retrieval = load_retrieval_settings()

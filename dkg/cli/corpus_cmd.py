@@ -87,7 +87,7 @@ def gold(root: Path = ROOT_OPTION) -> None:
 @corpus_app.command("render")
 @friendly_errors
 def render(
-    guideline: str = typer.Option(None, "--guideline", "-g", help="Only this guideline (ALL, bone, kidney)."),
+    guideline: str = typer.Option(None, "--guideline", "-g", help="Only this guideline (its folder name)."),
     scanned: bool = typer.Option(True, "--scanned/--no-scanned", help="Also write the image-only scanned PDF."),
     force: bool = typer.Option(False, "--force", help="Render even when outputs are newer than inputs."),
     dpi: int = typer.Option(200, "--dpi", help="Resolution of the scanned variant (200–300 is realistic)."),

@@ -74,12 +74,12 @@ def demo(
     from dkg.graph.builder import build, graph_counts
 
     if from_sources:
+        from dkg.corpus.model import discover
         from dkg.graph.sources import input_from_source
 
         with open_graph() as graph:
-            for code in ("ALL", "kidney", "bone"):
-                for version in ("1.2026", "2.2026"):
-                    build(graph, [input_from_source(code, version)])
+            for code, version, _ in discover():
+                build(graph, [input_from_source(code, version)])
     else:
         from dkg.pipeline import load_pipeline, run_pipelines, shipped_pipelines
 
@@ -94,14 +94,15 @@ def demo(
         console.print(f"built in {time.perf_counter() - t:.0f} s")
 
         t = _step("4. A guideline revision is a list of constraint SET/REMOVE operations")
+        from dkg.corpus.model import discover_changes
         from dkg.graph.revision import Snapshot, diff
 
-        for code in ("ALL", "kidney", "bone"):
-            revision = diff(Snapshot.from_graph(graph, code, "1.2026"), Snapshot.from_graph(graph, code, "2.2026"))
-            echo(f"{code} 1.2026 → 2.2026: {len(revision.ops)} constraint operation(s) on "
+        for n, (code, old, new, _) in enumerate(discover_changes()):
+            revision = diff(Snapshot.from_graph(graph, code, old), Snapshot.from_graph(graph, code, new))
+            echo(f"{code} {old} → {new}: {len(revision.ops)} constraint operation(s) on "
                  f"{len({o.node for o in revision.ops})} decision node(s), "
                  f"{len(revision.structural)} structural difference(s)")
-            for op in revision.ops[:3] if code == "ALL" else []:
+            for op in revision.ops[:3] if n == 0 else []:
                 echo(f"   {op.op.upper():11s} {op.value[:60]!r} on {op.content[:50]!r}")
 
         t = _step("5. Retrieval index: MedQuAD knowledge layer + MiniLM embeddings + vector index")

@@ -130,21 +130,31 @@ def role_trap_questions(sections: Sequence[SectionRecord]) -> list[Question]:
 def version_free(rid: str) -> str:
     """A guideline node id without its version (``G|V|key`` → ``G|*|key``) so versions count as one answer.
 
-    >>> version_free("ALL|2.2026|abc"), version_free("0000001_1-1")
-    ('ALL|*|abc', '0000001_1-1')
+    >>> version_free("G|2.2026|abc"), version_free("0000001_1-1")
+    ('G|*|abc', '0000001_1-1')
     """
     parts = rid.split("|")
     return f"{parts[0]}|*|{parts[2]}" if len(parts) == 3 else rid
 
 
-def dkg_questions(guidelines: Sequence[tuple[str, str]] = (("ALL", "1.2026"), ("kidney", "1.2026"),
-                                                           ("bone", "1.2026"))) -> list[Question]:
-    """'What is recommended for <decision>?' for every decision box with successors."""
+def first_versions() -> list[tuple[str, str]]:
+    """``(guideline, version)`` of the earliest source version of every guideline in the corpus."""
+    from dkg.corpus.model import discover
+
+    first: dict[str, str] = {}
+    for code, version, _ in discover():
+        first.setdefault(code, version)
+    return sorted(first.items())
+
+
+def dkg_questions(guidelines: Sequence[tuple[str, str]] | None = None) -> list[Question]:
+    """'What is recommended for <decision>?' for every decision box with successors, of the given versions
+    (by default the earliest version of every guideline source, see :func:`first_versions`)."""
     from dkg.graph.model import node_uid
     from dkg.graph.sources import input_from_source
 
     out = []
-    for code, version in guidelines:
+    for code, version in guidelines if guidelines is not None else first_versions():
         build = input_from_source(code, version)
         children: dict[str, set[str]] = defaultdict(set)
         for edge in build.edges.values():
