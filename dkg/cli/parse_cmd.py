@@ -27,6 +27,8 @@ def parse_command(
     sidecar_path: Path = typer.Option(None, "--json", help="Sidecar path (default: OUTPUT with .json)."),
     allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the (header-only) CSV and exit 0 even "
                                                                   "when no page has a flowchart."),
+    overlay: Path = typer.Option(None, "--overlay", help="Also write one review PNG per page into this folder: "
+                                 "boxes with ids, edges with labels, and what was left out."),
 ) -> None:
     """Parse flowchart pages into one CSV row per arrow (head box text → tail box text).
 
@@ -56,6 +58,11 @@ def parse_command(
         raise ParseError(f"no flowchart found in {pdf}: {_why_empty(result)}; nothing written "
                          "(--allow-empty writes the empty CSV anyway)")
     rows = write_outputs(result, output, side)
+    if overlay is not None:
+        from dkg.parsing.overlay import write_overlays
+
+        pictures = write_overlays(result, overlay)
+        echo(f"{len(pictures)} review picture(s) → {overlay}")
     for line in issue_summary(result):
         err_console.print(f"[yellow]warning[/] {escape(line)}", highlight=False, soft_wrap=True)
     routes = {p.source for p in result.pages}

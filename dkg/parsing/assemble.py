@@ -6,8 +6,16 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from dkg.parsing.geometry import BBox, Point, UnionFind, point_segment_distance, polygon_contains
+from dkg.parsing.geometry import (
+    BBox,
+    Point,
+    UnionFind,
+    point_segment_distance,
+    polygon_contains,
+    segment_box_distance,
+)
 from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+from dkg.parsing.settings import DEFAULT_SETTINGS, AssemblySettings
 from dkg.parsing.strokes import TOUCH_TOL, StrokeGraph, flood, orientation, straight_lines
 from dkg.parsing.textlayout import Line, TextBlock, build_lines, group_blocks
 
@@ -51,6 +59,8 @@ class PageLayout:
     other: list[TextBlock]
     code: str | None
     warnings: list[str]
+    # boxes holding only a branch label (YES / NO / OR): their text labels the connector they stand on
+    label_boxes: list[RawBox] = field(default_factory=list)
 
 
 def _shape_kind(shape: Shape) -> str:
@@ -106,13 +116,14 @@ def _is_block_arrow(shape: Shape) -> Point | None:
     return None
 
 
-def assemble(prims: PagePrimitives) -> PageLayout:
+def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTINGS) -> PageLayout:
     """Turn one page's primitives into boxes, connector trees, labels and header/footer zones."""
     warnings: list[str] = []
     candidates: list[RawBox] = []
     arrowheads: list[Shape] = list(prims.arrowheads)
     empties: list[Shape] = []
-    for shape in prims.shapes:
+    shapes = drop_shadows(prims.shapes, settings)
+    for shape in shapes:
         candidates.append(RawBox(shape.bbox, _shape_kind(shape), points=tuple(_dedupe(shape.points)) or ()))
     # each token belongs to the smallest shape holding its centre
     free: list[Token] = []
@@ -126,7 +137,7 @@ def assemble(prims: PagePrimitives) -> PageLayout:
         else:
             free.append(token)
     boxes: list[RawBox] = []
-    for shape, cand in zip(prims.shapes, candidates, strict=True):
+    for shape, cand in zip(shapes, candidates, strict=True):
         small_filled = max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX and shape.filled
         visible = [t for t in cand.tokens if t.text.strip()]
         if small_filled and len(visible) <= 2:
@@ -142,13 +153,29 @@ def assemble(prims: PagePrimitives) -> PageLayout:
         else:
             empties.append(shape)
     boxes = _merge_bands(boxes, free)
+    segments = list(prims.segments)
+    label_boxes, free_labels = _branch_label_boxes(boxes, segments, arrowheads, settings)
+    for label in free_labels:
+        free.extend(label.tokens)
+    boxes = [b for b in boxes if b not in label_boxes and b not in free_labels]
     boxes.sort(key=lambda b: (round(b.bbox.top / 4), b.bbox.x0))
     for index, box in enumerate(boxes):
         box.id = f"p{prims.page_number}-b{index + 1}"
         box.block = TextBlock(build_lines(box.tokens))
+    for index, label in enumerate(label_boxes):
+        label.id = f"p{prims.page_number}-l{index + 1}"
 
-    segments = _drop_border_segments(prims.segments, boxes)
-    connectors = _connector_trees(segments, arrowheads, boxes, warnings, prims.source == "ocr")
+    segments = _drop_border_segments(segments, boxes)
+    text_labels = _branch_label_texts(free, boxes, segments, arrowheads, settings)
+    for index, label in enumerate(text_labels, start=len(label_boxes) + 1):
+        label.id = f"p{prims.page_number}-l{index}"
+    taken = {id(token) for label in text_labels for token in label.tokens}
+    free = [token for token in free if id(token) not in taken]
+    label_boxes = label_boxes + text_labels
+    bridges, heads_in_front = _label_bridges(label_boxes, segments, arrowheads, boxes, settings)
+    segments += bridges
+    arrowheads += heads_in_front
+    connectors = _connector_trees(segments, arrowheads, boxes, warnings, prims.source == "ocr", settings)
     for shape in empties:
         tip = _is_block_arrow(shape)
         if tip is None:
@@ -170,7 +197,8 @@ def assemble(prims: PagePrimitives) -> PageLayout:
     header = [ln for ln in free_lines if ln.bbox.bottom <= top + 1]
     bottom_zone = [ln for ln in free_lines if ln.bbox.top >= bottom - 1 and ln not in header]
     middle = [ln for ln in free_lines if ln not in header and ln not in bottom_zone]
-    other = _assign_labels(group_blocks(middle), connectors)
+    label_blocks = [label.block for label in label_boxes if label.block is not None]
+    other = _assign_labels(label_blocks + group_blocks(middle), connectors, settings)
     code = None
     for line in reversed(bottom_zone):
         match = PAGE_CODE.findall(line.plain)
@@ -183,7 +211,156 @@ def assemble(prims: PagePrimitives) -> PageLayout:
             if match:
                 code = match[-1]
                 break
-    return PageLayout(boxes, connectors, header, bottom_zone, other, code, warnings)
+    return PageLayout(boxes, connectors, header, bottom_zone, other, code, warnings, label_boxes)
+
+
+def drop_shadows(shapes: list[Shape], settings: AssemblySettings = DEFAULT_SETTINGS) -> list[Shape]:
+    """The shapes without drop shadows: a filled shape drawn before another shape of the same size, offset
+    from it by a few points, is that shape's shadow (one box, not two)."""
+    if len(shapes) < 2:
+        return list(shapes)
+    from shapely import STRtree, box
+
+    tree = STRtree([box(s.bbox.x0, s.bbox.top, s.bbox.x1, s.bbox.bottom) for s in shapes])
+    reach = settings.shadow_offset_max + settings.shadow_size_tol
+    shadows: set[int] = set()
+    for index, shape in enumerate(shapes):
+        if not shape.filled:
+            continue
+        b = shape.bbox
+        for other_index in tree.query(box(b.x0 - reach, b.top - reach, b.x1 + reach, b.bottom + reach)):
+            other = int(other_index)
+            if other <= index or other in shadows:
+                continue  # the shadow is drawn first, under its box
+            o = shapes[other].bbox
+            same_size = (abs(o.width - b.width) <= settings.shadow_size_tol
+                         and abs(o.height - b.height) <= settings.shadow_size_tol)
+            dx, dy = b.x0 - o.x0, b.top - o.top
+            offset = max(abs(dx), abs(dy))
+            if same_size and 0.3 <= offset <= settings.shadow_offset_max and (dx, dy) != (0.0, 0.0):
+                shadows.add(index)
+                break
+    return [shape for index, shape in enumerate(shapes) if index not in shadows]
+
+
+def _plain(box: RawBox) -> str:
+    return " ".join(line.plain for line in build_lines(box.tokens)).strip()
+
+
+def _branch_label_boxes(boxes: list[RawBox], segments: list[Segment], arrowheads: list[Shape],
+                        settings: AssemblySettings) -> tuple[list[RawBox], list[RawBox]]:
+    """``(label boxes standing on a stroke or arrowhead, label boxes standing on none)``: boxes whose only text
+    is a branch label. Those on no stroke are read as free text (they may still label a nearby connector)."""
+    on_connector: list[RawBox] = []
+    loose: list[RawBox] = []
+    for box in boxes:
+        lines = build_lines(box.tokens)
+        if len(lines) != 1 or not settings.is_branch_label(_plain(box)):
+            continue
+        box.block = TextBlock(lines)
+        inner = box.bbox.expand(1.5)
+        near = settings.label_on_connector
+        touches = any(
+            not (inner.contains_point(seg.a) and inner.contains_point(seg.b))
+            and segment_box_distance(seg.a, seg.b, box.bbox) <= near for seg in segments
+        ) or any(head.bbox.distance_to_box(box.bbox) <= near for head in arrowheads)
+        (on_connector if touches else loose).append(box)
+    return on_connector, loose
+
+
+def _touches(bbox: BBox, segments: list[Segment], arrowheads: list[Shape], near: float) -> int:
+    """How many stroke ends and arrowheads come within ``near`` of ``bbox`` (strokes inside it excluded)."""
+    inner = bbox.expand(1.5)
+    ends = sum(1 for seg in segments for point in (seg.a, seg.b)
+               if bbox.distance_to_point(point) <= near
+               and not (inner.contains_point(seg.a) and inner.contains_point(seg.b)))
+    return ends + sum(1 for head in arrowheads if head.bbox.distance_to_box(bbox) <= near)
+
+
+def _branch_label_texts(free: list[Token], boxes: list[RawBox], segments: list[Segment], arrowheads: list[Shape],
+                        settings: AssemblySettings) -> list[RawBox]:
+    """Free text that only names a branch and stands in a connector's path: between two stroke ends (the line
+    is broken for the label), or in front of a box an arrowhead points at through it."""
+    labels: list[RawBox] = []
+    for block in group_blocks(build_lines(free)):
+        text = " ".join(line.plain for line in block.lines)
+        branch = len(block.lines) == 1 and settings.is_branch_label(text)
+        bbox = block.bbox
+        count = _touches(bbox, segments, arrowheads, settings.label_on_connector)
+        heads = [h for h in arrowheads if h.bbox.distance_to_box(bbox) <= settings.label_on_connector]
+        in_front = (branch and len(heads) == 1 and count == 1
+                    and _box_in_front(bbox, heads[0], boxes, settings) is not None)
+        if (branch and count >= 2 and heads) or in_front or _arrow_through(bbox, segments, heads, settings):
+            tokens = [t for t in free if bbox.expand(0.5).contains_point(t.bbox.center)]
+            labels.append(RawBox(bbox, "text", tokens=tokens, block=block))
+    return labels
+
+
+def _arrow_through(bbox: BBox, segments: list[Segment], heads: list[Shape], settings: AssemblySettings) -> bool:
+    """Whether an arrow runs into free text and a line leaves it again: exactly one arrowhead whose tip points
+    at the text, and exactly one stroke end at the text (other than the arrow's own shaft)."""
+    if len(heads) != 1:
+        return False
+    pointed = head_tip(heads[0], settings)
+    if pointed is None or bbox.distance_to_point(pointed[0]) >= bbox.distance_to_point(pointed[1]):
+        return False
+    shaft = heads[0].bbox.expand(TOUCH_TOL)
+    ends = [p for seg in segments for p in (seg.a, seg.b)
+            if bbox.distance_to_point(p) <= settings.label_on_connector and not shaft.contains_point(p)]
+    return len(ends) == 1
+
+
+def _box_in_front(label: BBox, head: Shape, boxes: list[RawBox], settings: AssemblySettings) -> int | None:
+    """The box an arrowhead points at through a label standing just before it: the nearest box within
+    ``head_reach`` of the label, on the far side of the label from the arrowhead."""
+    hx, hy = head.bbox.center
+    lx, ly = label.center
+    best: tuple[float, int] | None = None
+    for bi, box in enumerate(boxes):
+        gap = box.bbox.distance_to_box(label)
+        if gap > settings.head_reach:
+            continue
+        bx, by = box.bbox.center
+        if (bx - lx) * (lx - hx) + (by - ly) * (ly - hy) <= 0:
+            continue  # the box stands on the arrowhead's side of the label
+        if best is None or gap < best[0]:
+            best = (gap, bi)
+    return None if best is None else best[1]
+
+
+def _label_bridges(labels: list[RawBox], segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox],
+                   settings: AssemblySettings) -> tuple[list[Segment], list[Shape]]:
+    """Strokes through each label: from every stroke end and arrowhead at the label to its centre, so the
+    connector runs on through the label (question box → label → the box the connector reaches). A label that
+    only an arrowhead reaches, standing just before a box, passes the arrow on into that box (an arrowhead is
+    added at the box's side)."""
+    bridges: list[Segment] = []
+    added: list[Shape] = []
+    near = settings.label_on_connector
+    for label in labels:
+        centre = label.bbox.center
+        touching = 0
+        for seg in segments:
+            for point in (seg.a, seg.b):
+                if label.bbox.distance_to_point(point) <= near:
+                    bridges.append(Segment(point, centre))
+                    touching += 1
+        heads = [head for head in arrowheads if head.bbox.distance_to_box(label.bbox) <= near]
+        for head in heads:
+            bridges.append(Segment(head.bbox.center, centre))
+        if len(heads) == 1 and touching <= 1:
+            target = _box_in_front(label.bbox, heads[0], boxes, settings)
+            if target is not None:
+                box = boxes[target].bbox
+                entry = (min(max(centre[0], box.x0), box.x1), min(max(centre[1], box.top), box.bottom))
+                half = 1.0
+                tip = Shape(((entry[0] - half, entry[1] - half), (entry[0] + half, entry[1] - half),
+                             (entry[0] + half, entry[1] + half), (entry[0] - half, entry[1] + half)),
+                            BBox(entry[0] - half, entry[1] - half, entry[0] + half, entry[1] + half),
+                            True, False, "inferred")
+                added.append(tip)
+                bridges.append(Segment(centre, entry))
+    return bridges, added
 
 
 def _merge_bands(boxes: list[RawBox], free: list[Token]) -> list[RawBox]:
@@ -250,10 +427,28 @@ def _box_distance(box: RawBox, point: Point) -> float:
     return box.bbox.distance_to_point(point)
 
 
-def _head_target(head: Shape, boxes: list[RawBox]) -> int | None:
+def head_tip(head: Shape, settings: AssemblySettings = DEFAULT_SETTINGS) -> tuple[Point, Point] | None:
+    """``(tip, base midpoint)`` of a triangular arrowhead whose base is clearly its shortest side, else None."""
+    pts = _dedupe(head.points)
+    if len(pts) != 3:
+        return None
+    sides = sorted((math.dist(pts[(i + 1) % 3], pts[(i + 2) % 3]), i) for i in range(3))
+    (shortest, tip_index), (second, _) = sides[0], sides[1]
+    if shortest >= settings.head_base_ratio * second:
+        return None
+    a, b = pts[(tip_index + 1) % 3], pts[(tip_index + 2) % 3]
+    return pts[tip_index], ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+
+
+def _head_target(head: Shape, boxes: list[RawBox], settings: AssemblySettings = DEFAULT_SETTINGS) -> int | None:
     near = [(_box_distance(b, head.bbox.center) - max(head.bbox.width, head.bbox.height) / 2, bi)
             for bi, b in enumerate(boxes)]
-    near = [(d, bi) for d, bi in near if d <= ATTACH_TOL]
+    near = [(d, bi) for d, bi in near if d <= settings.head_reach]
+    pointed = head_tip(head, settings)
+    if pointed is not None:
+        tip, base = pointed
+        # a head pointing away from a box (onto a line leaving it) does not enter it
+        near = [(d, bi) for d, bi in near if _box_distance(boxes[bi], tip) < _box_distance(boxes[bi], base)]
     return min(near)[1] if near else None
 
 
@@ -282,9 +477,9 @@ def _complete_paths(segments: list[Segment], arrowheads: list[Shape], boxes: lis
 
 def _connector_trees(
     segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox], warnings: list[str],
-    raster: bool = False,
+    raster: bool = False, settings: AssemblySettings = DEFAULT_SETTINGS,
 ) -> list[RawConnector]:
-    head_targets = [_head_target(h, boxes) for h in arrowheads]
+    head_targets = [_head_target(h, boxes, settings) for h in arrowheads]
     axis = _flow_axis(arrowheads, head_targets, boxes)
     connectors: list[RawConnector] = []
     complete = _complete_paths(segments, arrowheads, boxes, head_targets)
@@ -301,7 +496,7 @@ def _connector_trees(
     rest_heads = [k for k in range(len(arrowheads)) if k not in done_heads]
     connectors.extend(_grouped_trees([segments[i] for i in rest], [arrowheads[k] for k in rest_heads],
                                      [head_targets[k] for k in rest_heads], boxes, warnings, connectors, axis,
-                                     raster))
+                                     raster, settings))
     return connectors
 
 
@@ -323,6 +518,7 @@ def _flow_axis(arrowheads: list[Shape], head_targets: list[int | None], boxes: l
 def _grouped_trees(
     segments: list[Segment], arrowheads: list[Shape], head_targets: list[int | None], boxes: list[RawBox],
     warnings: list[str], complete: list[RawConnector], axis: str = "x", raster: bool = False,
+    settings: AssemblySettings = DEFAULT_SETTINGS,
 ) -> list[RawConnector]:
     """Connector trees from strokes that are not whole arrows on their own: union touching strokes."""
     drawn = segments
@@ -407,6 +603,8 @@ def _grouped_trees(
             targets = sorted(set(targets))
         directed = True
         if not targets:
+            # a headless line joins the boxes it meets end-on, not those whose side it runs along
+            touched = [bi for bi in touched if any(_meets_side(boxes[bi], seg, settings) for seg in segs)]
             if len(touched) < 2:
                 continue
             directed = False
@@ -447,6 +645,23 @@ def _grouped_trees(
             source_segments=source_segments,
         ))
     return connectors
+
+
+def _meets_side(box: RawBox, seg: Segment, settings: AssemblySettings) -> bool:
+    """Whether an end of ``seg`` meets ``box`` end-on: a horizontal stroke at its left or right side, a vertical
+    one at its top or bottom, between the side's ends (a slanted stroke at any side)."""
+    kind = orientation(seg)
+    b, margin = box.bbox, settings.side_margin
+    for point in (seg.a, seg.b):
+        if _box_distance(box, point) > settings.attach_tol:
+            continue
+        if kind == "h" and b.top + margin <= point[1] <= b.bottom - margin:
+            return True
+        if kind == "v" and b.x0 + margin <= point[0] <= b.x1 - margin:
+            return True
+        if kind not in ("h", "v"):
+            return True
+    return False
 
 
 def _corner_bridges(segments: list[Segment], boxes: list[RawBox]) -> list[Segment]:
@@ -546,12 +761,15 @@ def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector 
     return RawConnector([source], [target], [Segment(tail, tip)], "block")
 
 
-def _assign_labels(blocks: list[TextBlock], connectors: list[RawConnector]) -> list[TextBlock]:
+def _assign_labels(blocks: list[TextBlock], connectors: list[RawConnector],
+                   settings: AssemblySettings = DEFAULT_SETTINGS) -> list[TextBlock]:
     """Attach each free text block to the nearest connector branch; return the blocks left over."""
     leftovers: list[TextBlock] = []
     for block in blocks:
         bbox = block.bbox
-        limit = max(14.0, 1.6 * block.size)
+        limit = max(settings.label_reach_min, settings.label_reach_ratio * block.size)
+        if settings.is_branch_label(" ".join(line.plain for line in block.lines)):
+            limit = max(limit, settings.branch_label_reach)
         scored: list[tuple[float, int, int]] = []
         for ci, connector in enumerate(connectors):
             distances = [(_segment_bbox_distance(seg, bbox), si) for si, seg in enumerate(connector.segments)]
@@ -573,8 +791,6 @@ def _assign_labels(blocks: list[TextBlock], connectors: list[RawConnector]) -> l
 
 
 def _segment_bbox_distance(seg: Segment, bbox: BBox) -> float:
-    from dkg.parsing.geometry import segment_box_distance
-
     return segment_box_distance(seg.a, seg.b, bbox)
 
 

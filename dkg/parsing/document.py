@@ -21,6 +21,7 @@ from dkg.parsing.models import (
     Connector,
     OCRMode,
     PageIssue,
+    PageNote,
     ParsedPage,
     ParseResult,
     UnreadablePDFError,
@@ -691,9 +692,11 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
         labels = {}
         for target_index, blocks in raw_connector.labels.items():
             labels[layout.boxes[target_index].id] = collapse(" ".join(render(b, notes, known)[1] for b in blocks))
+        direction = ("block arrow" if raw_connector.kind == "block" else
+                     "arrowhead" if raw_connector.directed else "reading order (no arrowhead)")
         connector = Connector(cid, [layout.boxes[s].id for s in raw_connector.sources],
                               [layout.boxes[t].id for t in raw_connector.targets], raw_connector.segments,
-                              raw_connector.kind, labels)
+                              raw_connector.kind, labels, direction)
         page.connectors.append(connector)
         for source_id in connector.sources:
             for target_id in connector.targets:
@@ -724,7 +727,14 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
         for box in page.boxes:
             if box.id not in used:
                 page.dropped_boxes.append(box.id)
-                issues.append(f"side box {box.id} ({_short(box.text)!r}) touches no connector; dropped")
+                page.notes.append(PageNote("side_box", box.bbox, box.text, box.id))
+                issues.append(f"side box {box.id} ({_short(box.text)!r}) touches no connector; kept as a page "
+                              "note, not a node")
+    for label_box in layout.label_boxes:
+        text = collapse(" ".join(line.plain for line in label_box.block.lines)) if label_box.block else ""
+        page.notes.append(PageNote("branch_label", label_box.bbox, text, label_box.id))
+    for block in layout.other:
+        page.notes.append(PageNote("free_text", block.bbox, render(block, notes, known)[1]))
     page.issues = [PageIssue(number, message) for message in issues]
     return page
 

@@ -11,7 +11,7 @@ from dkg.parsing.geometry import BBox, Point
 from dkg.types import HeadTailEdge
 
 __all__ = [
-    "Box", "Connector", "HeadTailEdge", "LinkAnnotation", "OCRMode", "PageIssue", "PagePrimitives",
+    "Box", "Connector", "HeadTailEdge", "LinkAnnotation", "OCRMode", "PageIssue", "PageNote", "PagePrimitives",
     "ParseResult", "ParsedPage", "Segment", "Shape", "Token", "UnreadablePDFError",
 ]
 
@@ -105,6 +105,20 @@ class Connector:
     segments: list[Segment]
     kind: str = "line"
     labels: dict[str, str] = field(default_factory=dict)
+    # how the direction was decided: "arrowhead", "block arrow", or "reading order (no arrowhead)"
+    direction: str = "arrowhead"
+
+
+@dataclass(frozen=True)
+class PageNote:
+    """Text on a flowchart page that is not a node: a side box no connector touches (``side_box``), a box that
+    only names a branch (``branch_label``, its text became a connector label), or text outside every box that
+    labels no connector (``free_text``). Kept in the sidecar for retrieval and drawn on the overlay."""
+
+    kind: str
+    bbox: BBox
+    text: str
+    box_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +144,7 @@ class ParsedPage:
     originals: list[tuple[str, str]] = field(default_factory=list)
     footnotes: dict[str, str] = field(default_factory=dict)
     dropped_boxes: list[str] = field(default_factory=list)
+    notes: list[PageNote] = field(default_factory=list)
     issues: list[PageIssue] = field(default_factory=list)
     seconds: float = 0.0
 

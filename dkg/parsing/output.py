@@ -121,8 +121,10 @@ def sidecar(result: ParseResult) -> dict[str, Any]:
             "connectors": [{
                 "id": c.id, "kind": c.kind, "sources": c.sources, "targets": c.targets, "labels": c.labels,
                 "segments": [[round(v, 2) for v in (*s.a, *s.b)] for s in c.segments],
-                "dashed": any(s.dashed for s in c.segments),
+                "dashed": any(s.dashed for s in c.segments), "direction": c.direction,
             } for c in page.connectors],
+            "notes": [{"kind": n.kind, "bbox": n.bbox.as_list(), "text": n.text, "box_id": n.box_id}
+                      for n in page.notes],
             "footnotes": page.footnotes,
             "edges": [{**e.model_dump(), "head_original": o[0], "tail_original": o[1]}
                       for e, o in zip(page.edges, page.originals, strict=True)],
