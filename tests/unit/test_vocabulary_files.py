@@ -1,0 +1,148 @@
+"""The constraint vocabulary is data: a base file plus one file per guideline, validated on load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dkg.errors import ConstraintError
+from dkg.types import Constraint
+from dkg.vocabulary import (
+    BASE_FILE,
+    VOCABULARY,
+    KeyKind,
+    VocabularyError,
+    entry_of,
+    guideline_files,
+    load_vocabulary,
+    merge,
+    parse_file,
+    reload_vocabulary,
+)
+
+
+def write(path: Path, data: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, Path]:
+    """A base file with one numeric key and a guideline root with one guideline file."""
+    base = write(tmp_path / "base.yaml", {"units": {"ECOG": "[ecog_score]"}, "keys": {
+        "age": {"kind": "numeric", "unit": "years", "range": [0, 120], "synonyms": ["age"]},
+        "performance_status": {"kind": "numeric", "unit": "ECOG", "range": [0, 4]}}})
+    root = tmp_path / "guidelines"
+    write(root / "stroke" / "vocabulary.yaml", {"keys": {
+        "blood_glucose": {"kind": "numeric", "description": "Blood glucose", "unit": "mg/dL", "range": [0, 2000],
+                          "synonyms": ["blood glucose", "glucose"]},
+        "heart_rate": {"kind": "numeric", "unit": "1/min", "range": [0, 300]},
+        "pulse_present": {"kind": "boolean", "yes": ["pulse present"], "no": ["pulseless"]},
+        "rhythm": {"kind": "categorical", "values": {"vf": ["ventricular fibrillation"], "asystole": []}}}})
+    return base, root
+
+
+def test_shipped_files_give_the_shipped_keys() -> None:
+    assert {g for g, _ in guideline_files()} >= {"ALL", "bone", "kidney"}
+    assert load_vocabulary() == VOCABULARY
+    assert VOCABULARY["age"].source == "base" and VOCABULARY["age"].unit == "years"
+    assert VOCABULARY["mrd"].source == "ALL" and "negative" in VOCABULARY["mrd"].values
+    assert VOCABULARY["stage"].values["IV"] == ("stage iv", "stage 4")
+
+
+def test_guideline_keys_merge_after_the_base(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    vocabulary = load_vocabulary(base, root)
+    assert list(vocabulary) == ["age", "performance_status", "blood_glucose", "heart_rate", "pulse_present", "rhythm"]
+    glucose = vocabulary["blood_glucose"]
+    assert (glucose.kind, glucose.unit, glucose.minimum, glucose.maximum, glucose.source) == (
+        KeyKind.NUMERIC, "mg/dL", 0, 2000, "stroke")
+    pulse = vocabulary["pulse_present"]
+    assert pulse.kind is KeyKind.CATEGORICAL and pulse.boolean and pulse.values == {
+        "yes": ("pulse present",), "no": ("pulseless",)}
+
+
+def test_entry_round_trips(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    vocabulary = load_vocabulary(base, root)
+    file = parse_file({"keys": {k: entry_of(s) for k, s in vocabulary.items() if s.source == "stroke"}}, "x")
+    again = merge(parse_file(yaml.safe_load(base.read_text()), "base"), [("stroke", file)])
+    assert again == vocabulary
+
+
+def test_unknown_unit_is_named(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    write(root / "stroke" / "vocabulary.yaml", {"keys": {
+        "blood_glucose": {"kind": "numeric", "unit": "mgg/dL", "range": [0, 2000]}}})
+    with pytest.raises(VocabularyError, match=r"stroke.*'blood_glucose' has an unknown unit 'mgg/dL'.*pint unit"):
+        load_vocabulary(base, root)
+
+
+def test_contradictory_bounds_are_named(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    write(root / "stroke" / "vocabulary.yaml", {"keys": {
+        "heart_rate": {"kind": "numeric", "unit": "1/min", "range": [300, 0]}}})
+    with pytest.raises(VocabularyError, match=r"keys\.heart_rate.*contradictory bounds: range \[300, 0\]"):
+        load_vocabulary(base, root)
+
+
+def test_key_clashing_with_the_base_is_refused(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    write(root / "stroke" / "vocabulary.yaml", {"keys": {
+        "age": {"kind": "numeric", "unit": "months", "range": [0, 1200]}}})
+    with pytest.raises(VocabularyError, match=r"'stroke'.*key 'age' clashes with the base vocabulary"):
+        load_vocabulary(base, root)
+
+
+def test_key_defined_by_two_guidelines_is_refused(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    write(root / "tia" / "vocabulary.yaml", {"keys": {
+        "heart_rate": {"kind": "numeric", "unit": "1/min", "range": [0, 250]}}})
+    with pytest.raises(VocabularyError, match=r"'tia'.*'heart_rate' clashes with the 'stroke' vocabulary"):
+        load_vocabulary(base, root)
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"kind": "numeric", "range": [0, 1]}, r"unit: Field required"),
+    ({"kind": "ordinal", "values": {}}, r"does not match any of the expected tags"),
+    ({"kind": "categorical", "values": {"yes": [True]}}, r"Input should be a valid string"),
+    ({"kind": "categorical", "values": {}}, r"needs values"),
+    ({"kind": "boolean", "colour": "red"}, r"colour: Extra inputs are not permitted"),
+])
+def test_malformed_entries_are_named(tree: tuple[Path, Path], entry: dict[str, object], message: str) -> None:
+    base, root = tree
+    write(root / "stroke" / "vocabulary.yaml", {"keys": {"k": entry}})
+    with pytest.raises(VocabularyError, match=message):
+        load_vocabulary(base, root)
+
+
+def test_bad_key_names_and_guideline_units_are_refused(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    write(root / "stroke" / "vocabulary.yaml", {"keys": {"Blood Glucose": {"kind": "boolean"}}})
+    with pytest.raises(VocabularyError, match=r"String should match pattern"):
+        load_vocabulary(base, root)
+    write(root / "stroke" / "vocabulary.yaml", {"units": {"bpm": "1/min"}, "keys": {}})
+    with pytest.raises(VocabularyError, match=r"`units:` belongs in the base vocabulary"):
+        load_vocabulary(base, root)
+
+
+def test_reload_updates_the_shared_vocabulary_in_place(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    shared = VOCABULARY
+    try:
+        reload_vocabulary(base, root)
+        assert shared is VOCABULARY and "blood_glucose" in shared
+        assert str(Constraint.parse("blood_glucose < 70")) == "blood_glucose<70"
+        assert str(Constraint.parse("pulse_present = yes")) == "pulse_present=yes"
+        with pytest.raises(ConstraintError, match="allowed: yes, no"):
+            Constraint.parse("pulse_present = maybe")
+        write(root / "stroke" / "vocabulary.yaml", {"keys": {"age": {"kind": "boolean"}}})
+        with pytest.raises(VocabularyError):
+            reload_vocabulary(base, root)
+        assert "blood_glucose" in shared  # a failed reload changes nothing
+    finally:
+        reload_vocabulary()
+    assert "blood_glucose" not in VOCABULARY and BASE_FILE.is_file()
