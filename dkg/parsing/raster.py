@@ -258,7 +258,9 @@ def _bold_heads(blob: np.ndarray, x: int, y: int, sx: float, sy: float) -> list[
     out = []
     for contour in contours:
         hx, hy, hw, hh = cv2.boundingRect(contour)
-        x0, y0, x1, y1 = hx - k, hy - k, hx + hw + k, hy + hh + k
+        # an opening with an even-sized kernel may reach one pixel past the ink, into the padding: clip
+        x0, y0 = max(0, hx - k), max(0, hy - k)
+        x1, y1 = min(mask.shape[1] - 1, hx + hw + k), min(mask.shape[0] - 1, hy + hh + k)
         exits = sum(bool(edge.any()) for edge in (mask[y0, x0:x1 + 1], mask[y1, x0:x1 + 1],
                                                   mask[y0:y1 + 1, x0], mask[y0:y1 + 1, x1]))
         shape = _opened_shape(contour, x, y, k, sx, sy)
