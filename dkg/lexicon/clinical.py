@@ -124,12 +124,35 @@ class Implication(BaseModel):
         return self
 
 
+class NumberWordContext(BaseModel):
+    """Where a number written as a word is read as a number: right after one of ``before`` ('stage four',
+    'ECOG of one') or right before one of ``after`` ('seventy-one yr old', 'two IMDC factors')."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    before: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+
+
+class NegationSettings(BaseModel):
+    """How a fixed wording is found negated: a NegEx cue (negspaCy's clinical termset plus
+    ``negation_cues``) at most ``window`` tokens before it in the same clause; ``clause_ends`` are extra
+    termination terms ('no PMH, Ph+ ALL': the comma ends the negated clause)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    window: int = Field(default=4, ge=0, le=20)
+    clause_ends: list[str] = Field(default_factory=list)
+
+
 class ClinicalLexiconData(BaseModel):
     """The validated content of ``clinical_facts.yaml``."""
 
     model_config = ConfigDict(extra="forbid")
 
     numbers: dict[str, int]
+    number_context: NumberWordContext = Field(default_factory=NumberWordContext)
+    negation: NegationSettings = Field(default_factory=NegationSettings)
     patterns: list[PatternEntry]
     phrases: dict[str, dict[str, list[str]]]
     concepts: list[ConceptEntry]
@@ -230,6 +253,37 @@ def _in_scale(number: float, scale: dict[str, FactValue]) -> FactValue | None:
     return None
 
 
+@dataclass(frozen=True)
+class DigitText:
+    """A question with its numbers written as words turned into digits where a fact follows or precedes
+    ('stage four' → 'stage 4'); ``origin[i]`` is the index in the original text of character ``i``."""
+
+    text: str
+    origin: tuple[int, ...]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original characters of ``text[start:end]``."""
+        if not self.origin:
+            return start, end
+        return self.origin[min(start, len(self.origin) - 1)], self.origin[max(min(end, len(self.origin)) - 1, 0)] + 1
+
+
+@dataclass(frozen=True)
+class Negation:
+    """Where NegEx (negspaCy) finds negation cues in one question: cue token ends and clause boundaries."""
+
+    token_starts: tuple[int, ...]
+    cue_ends: tuple[int, ...]
+    boundaries: tuple[tuple[int, int], ...]
+    window: int
+
+    def negates(self, start: int) -> bool:
+        """Whether the text starting at character ``start`` follows a cue within the window, same clause."""
+        token = max((i for i, s in enumerate(self.token_starts) if s <= start), default=0)
+        clause = next(((a, b) for a, b in self.boundaries if a <= token < b), (0, len(self.token_starts)))
+        return any(clause[0] <= end <= token and token - end <= self.window for end in self.cue_ends)
+
+
 def _phrase_regex(phrase: str) -> re.Pattern[str]:
     body = re.escape(phrase.strip().lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]?")
     return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
@@ -250,6 +304,75 @@ class ClinicalLexicon:
         terms = sorted({t.lower() for c in data.concepts for t in c.terms}, key=len, reverse=True)
         self.concept_terms = re.compile(r"\b(?:" + "|".join(map(re.escape, terms)) + r")\b")
         self._nlp: Language | None = None
+        self._negex_nlp: Language | None = None
+        self._number_word = re.compile(self._number_word_regex(), re.IGNORECASE)
+        context = data.number_context
+        self._number_before = re.compile(r"(?:^|\W)(?:" + "|".join(map(re.escape, context.before)) + r")[\s:=-]*$",
+                                         re.IGNORECASE) if context.before else None
+        self._number_after = re.compile(r"^[\s-]*(?:" + "|".join(map(re.escape, context.after)) + r")(?![a-z])",
+                                        re.IGNORECASE) if context.after else None
+
+    def _number_word_regex(self) -> str:
+        numbers = self.data.numbers
+        tens = sorted((w for w, v in numbers.items() if v >= 20 and v % 10 == 0), key=len, reverse=True)
+        units = sorted((w for w, v in numbers.items() if 0 < v < 10), key=len, reverse=True)
+        single = sorted(numbers, key=len, reverse=True)
+        compound = (rf"(?P<tens>{'|'.join(tens)})[\s-](?P<unit>{'|'.join(units)})|" if tens and units else "")
+        return rf"(?<![a-z0-9-])(?:{compound}(?P<single>{'|'.join(single)}))(?![a-z0-9])"
+
+    def digits(self, question: str) -> DigitText:
+        """``question`` with numbers written as words in digits where :attr:`number_context` allows."""
+        pieces: list[str] = []
+        origin: list[int] = []
+        last = 0
+        for m in self._number_word.finditer(question):
+            before_ok = self._number_before is not None and self._number_before.search(question[:m.start()])
+            after_ok = self._number_after is not None and self._number_after.match(question[m.end():])
+            if not (before_ok or after_ok):
+                continue
+            numbers = self.data.numbers
+            value = (numbers[m["tens"].lower()] + numbers[m["unit"].lower()]) if m["tens"] else \
+                numbers[m["single"].lower()]
+            pieces.append(question[last:m.start()])
+            origin.extend(range(last, m.start()))
+            digits = str(value)
+            pieces.append(digits)
+            # every digit stands for the whole word: a span over the digits maps onto the word
+            origin.extend([m.start()] * (len(digits) - 1) + [m.end() - 1])
+            last = m.end()
+        if not pieces:
+            return DigitText(question, ())
+        pieces.append(question[last:])
+        origin.extend(range(last, len(question)))
+        return DigitText("".join(pieces), tuple(origin))
+
+    @property
+    def negex_nlp(self) -> Language:
+        """spaCy blank English + sentencizer + negspaCy's NegEx (clinical termset, the lexicon's extra cues and
+        clause ends); used for where the cues are, not to tag entities."""
+        if self._negex_nlp is None:
+            import spacy
+            from negspacy.negation import Negex  # noqa: F401  (registers the 'negex' factory)
+            from negspacy.termsets import termset
+
+            nlp = spacy.blank("en")
+            nlp.add_pipe("sentencizer")
+            terms = termset("en_clinical")
+            terms.add_patterns({"preceding_negations": list(self.data.negation_cues),
+                                "termination": list(self.data.negation.clause_ends)})
+            nlp.add_pipe("negex", config={"neg_termset": terms.get_patterns()})
+            self._negex_nlp = nlp
+        return self._negex_nlp
+
+    def negation(self, question: str) -> Negation:
+        """The NegEx cues and clause boundaries of ``question`` (see :class:`Negation`)."""
+        nlp = self.negex_nlp
+        doc = nlp(question)
+        negex: Any = nlp.get_pipe("negex")
+        preceding, _following, terminating = negex.process_negations(doc)
+        boundaries = negex.termination_boundaries(doc, terminating)
+        return Negation(tuple(t.idx for t in doc), tuple(end for _id, _start, end in preceding),
+                        tuple(boundaries), self.data.negation.window)
 
     def number(self, text: str) -> float:
         word = text.lower()
@@ -296,12 +419,18 @@ class ClinicalLexicon:
             for m in regex.finditer(text):
                 value = self._pattern_value(entry, m)
                 # a number claims the text from the number on, so 'relapsed at 20 months' still states a relapse
-                start = m.start("n") if "n" in m.re.groupindex and m.group("n") else m.start()
-                if value is not None and claim(entry.key, start, m.end()):
-                    reading.facts.append(FactSpan(entry.key, value, start, m.end(), "pattern"))
+                start, end = m.start("n") if "n" in m.re.groupindex and m.group("n") else m.start(), m.end()
+                # a group 't' is the text the fact is read from ('progressed on <nivolumab>': the progression
+                # is another fact of the same words)
+                if "t" in m.re.groupindex and m.group("t"):
+                    start, end = m.span("t")
+                if value is not None and claim(entry.key, start, end):
+                    reading.facts.append(FactSpan(entry.key, value, start, end, "pattern"))
+        negated = self.negation(question)
         for key, value, _phrase, regex in self.phrases:
             for m in regex.finditer(text):
-                if not self._negated_phrase(text, m.start()) and claim(key, m.start(), m.end()):
+                if not self._negated_phrase(text, m.start()) and not negated.negates(m.start()) \
+                        and claim(key, m.start(), m.end()):
                     reading.facts.append(FactSpan(key, value, m.start(), m.end(), "phrase"))
         if not self.concept_terms.search(text):
             reading.facts.sort(key=lambda f: f.start)
@@ -345,6 +474,16 @@ class ClinicalLexicon:
 def clinical_lexicon() -> ClinicalLexicon:
     """The shipped lexicon, compiled once per process."""
     return ClinicalLexicon(load_clinical_lexicon())
+
+
+def digit_text(question: str) -> DigitText:
+    """``question`` with numbers written as words in digits where a fact follows or precedes them."""
+    return clinical_lexicon().digits(question)
+
+
+def negation(question: str) -> Negation:
+    """Where ``question`` negates what follows (NegEx cues, clause boundaries)."""
+    return clinical_lexicon().negation(question)
 
 
 def implied_facts(facts: dict[str, FactValue]) -> dict[str, FactValue]:

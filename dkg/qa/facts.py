@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dkg.lexicon.clinical import clinical_facts
+from dkg.lexicon.clinical import clinical_facts, digit_text, negation
 from dkg.vocabulary import VOCABULARY
 
 FactValue = float | str
@@ -188,7 +188,8 @@ _AGE_BAND = re.compile(r"\b(?:in (?:his|her|their) )?(?:(early|mid|late)[- ])?(t
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str]:
-    body = re.escape(phrase.lower()).replace(r"\ ", r"[\s-]+")
+    # a space and a hyphen are interchangeable ('Philadelphia chromosome positive', 'B cell')
+    body = re.escape(phrase.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
     return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9+])")
 
 
@@ -236,7 +237,11 @@ class RefusedFact:
 def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[FactMatch]:
     """Every fact mention in ``question`` (no overlaps): numbers in clinical shorthand (:mod:`dkg.lexicon.clinical`),
     the generator's numeric patterns and phrases (longest first), then the lexicon's other wordings."""
-    text = question.lower()
+    # numbers written as words next to a fact are read as digits ('stage four', 'seventy-one yr old'); spans are
+    # mapped back onto the question's own characters at the end
+    digits = digit_text(question)
+    text = digits.text.lower()
+    negated = negation(digits.text)
     taken = [False] * (len(text) + 1)
     found: list[FactMatch] = []
 
@@ -247,7 +252,7 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
         for i in range(a, b):
             taken[i] = True
 
-    clinical = clinical_facts(question).facts
+    clinical = clinical_facts(digits.text).facts
     # shorthand numbers (22F, 40 mm, MRD 0.08 %) before the generator's patterns; the generator's own phrases
     # before the lexicon's other wordings, so every generated question still reads back as it was written
     for span in clinical:
@@ -275,19 +280,14 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
             take(m.start(), m.end())
     for word_pattern, word_key, word_value, _ in _LEXICON.entries:
         for m in word_pattern.finditer(text):
-            if free(m.start(), m.end()) and not _negated(text, m.start()):
+            if free(m.start(), m.end()) and not negated.negates(m.start()):
                 found.append(FactMatch(word_key, word_value, m.start(), m.end()))
                 take(m.start(), m.end())
     for span in clinical:
         if span.source != "pattern" and free(span.start, span.end):
             found.append(FactMatch(span.key, span.value, span.start, span.end))
             take(span.start, span.end)
-    return sorted(found, key=lambda f: f.start)
-
-
-def _negated(text: str, start: int) -> bool:
-    """A phrase right after 'no' / 'without' ('no lung disease') states the opposite, not the fact."""
-    return re.search(r"(?:\bno|\bnot|\bwithout|\bnor)\s+(?:\w+\s+)?$", text[max(0, start - 16):start]) is not None
+    return sorted((FactMatch(f.key, f.value, *digits.span(f.start, f.end)) for f in found), key=lambda f: f.start)
 
 
 def extract_facts(question: str) -> Facts:
