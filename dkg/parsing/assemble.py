@@ -152,7 +152,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
             boxes.append(cand)
         else:
             empties.append(shape)
-    boxes = _merge_bands(boxes, free)
+    boxes = _merge_bands(boxes, free, settings)
     segments = list(prims.segments)
     label_boxes, free_labels = _branch_label_boxes(boxes, segments, arrowheads, settings)
     for label in free_labels:
@@ -183,6 +183,8 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
         connector = _block_arrow(shape, tip, boxes)
         if connector is not None:
             connectors.append(connector)
+
+    connectors += _stacked(boxes, connectors, warnings, settings)
 
     free_lines = build_lines(free)
     used = [b for b in boxes]
@@ -363,7 +365,37 @@ def _label_bridges(labels: list[RawBox], segments: list[Segment], arrowheads: li
     return bridges, added
 
 
-def _merge_bands(boxes: list[RawBox], free: list[Token]) -> list[RawBox]:
+def _stacked(boxes: list[RawBox], connectors: list[RawConnector], warnings: list[str],
+             settings: AssemblySettings) -> list[RawConnector]:
+    """Boxes stacked edge to edge (or a small gap apart) with no connector between them follow each other in
+    reading order, top to bottom, when the upper one takes part in the flowchart (stacked side boxes that no
+    connector reaches stay notes)."""
+    linked = {frozenset((s, t)) for c in connectors for s in c.sources for t in c.targets}
+    on_chart = {b for c in connectors for b in (*c.sources, *c.targets)}
+    out: list[RawConnector] = []
+    for upper in sorted(range(len(boxes)), key=lambda i: boxes[i].bbox.top):
+        if upper not in on_chart:
+            continue
+        a = boxes[upper].bbox
+        for lower, box in enumerate(boxes):
+            b = box.bbox
+            gap = b.top - a.bottom
+            overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
+            narrow = min(a.width, b.width)
+            if (lower == upper or not -settings.stack_gap <= gap <= settings.stack_gap or b.top <= a.top
+                    or narrow <= 0 or overlap < settings.stack_overlap * narrow
+                    or frozenset((upper, lower)) in linked):
+                continue
+            out.append(RawConnector([upper], [lower], [Segment((a.center[0], a.bottom), (b.center[0], b.top))],
+                                    "stacked", directed=False))
+            on_chart.add(lower)
+            warnings.append(f"boxes {boxes[upper].id} and {box.id} are stacked with no connector; joined in "
+                            "reading order (top to bottom)")
+    return out
+
+
+def _merge_bands(boxes: list[RawBox], free: list[Token],
+                 settings: AssemblySettings = DEFAULT_SETTINGS) -> list[RawBox]:
     """Merge title bands into their box; demote frames around several boxes to plain background."""
     boxes = sorted(boxes, key=lambda b: b.bbox.area, reverse=True)
     removed: set[int] = set()
@@ -371,7 +403,13 @@ def _merge_bands(boxes: list[RawBox], free: list[Token]) -> list[RawBox]:
         if i in removed:
             continue
         inner = [j for j in range(i + 1, len(boxes)) if j not in removed and outer.bbox.contains(boxes[j].bbox, 2.0)]
-        if len(inner) >= 2:
+        tiled = sum(boxes[j].bbox.area for j in inner) >= 0.9 * outer.bbox.area
+        if len(inner) >= 2 and tiled:
+            # one box filled in pieces (a gradient drawn as stacked bands) inside its outline
+            for j in inner:
+                outer.tokens.extend(boxes[j].tokens)
+                removed.add(j)
+        elif len(inner) >= 2:
             removed.add(i)
             free.extend(outer.tokens)
         elif len(inner) == 1:
@@ -385,7 +423,11 @@ def _merge_bands(boxes: list[RawBox], free: list[Token]) -> list[RawBox]:
             for j in range(i + 1, len(kept)):
                 b = kept[j]
                 gap = max(a.bbox.top - b.bbox.bottom, b.bbox.top - a.bbox.bottom)
-                if gap <= 2.5 and abs(a.bbox.x0 - b.bbox.x0) <= 4 and abs(a.bbox.x1 - b.bbox.x1) <= 4:
+                # one-line bands of equal width that abut with no gap are one box filled in pieces, a line
+                # each; a visible gap, or a band of several lines, makes boxes stacked in reading order
+                if (-settings.piece_gap <= gap <= settings.piece_gap and abs(a.bbox.x0 - b.bbox.x0) <= 4
+                        and abs(a.bbox.x1 - b.bbox.x1) <= 4 and len(build_lines(a.tokens)) <= 1
+                        and len(build_lines(b.tokens)) <= 1):
                     a.bbox = a.bbox.union(b.bbox)
                     a.tokens.extend(b.tokens)
                     a.kind = "banded"

@@ -693,6 +693,7 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
         for target_index, blocks in raw_connector.labels.items():
             labels[layout.boxes[target_index].id] = collapse(" ".join(render(b, notes, known)[1] for b in blocks))
         direction = ("block arrow" if raw_connector.kind == "block" else
+                     "reading order (stacked boxes, no connector)" if raw_connector.kind == "stacked" else
                      "arrowhead" if raw_connector.directed else "reading order (no arrowhead)")
         connector = Connector(cid, [layout.boxes[s].id for s in raw_connector.sources],
                               [layout.boxes[t].id for t in raw_connector.targets], raw_connector.segments,

@@ -52,6 +52,13 @@ class AssemblySettings:
     row_gap: float = 2.5
     row_align_tol: float = 2.0
 
+    # boxes stacked this close (gap in y; negative = overlapping), the narrower one standing at least this share
+    # of its width under the wider one, follow each other in reading order when no connector joins them
+    stack_gap: float = 5.0
+    stack_overlap: float = 0.9
+    # bands of equal width abutting within this gap are one box filled in pieces (merged into one box)
+    piece_gap: float = 0.5
+
     def __post_init__(self) -> None:
         for item in fields(self):
             value = getattr(self, item.name)
