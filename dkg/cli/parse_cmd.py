@@ -42,6 +42,8 @@ def parse_command(
     if side.resolve() == output.resolve():
         raise ParseError(f"the CSV and its sidecar would both be {output}; give the CSV a .csv name or the sidecar "
                          "another path with --json")
+    if overlay is not None and overlay.exists() and not overlay.is_dir():
+        raise ParseError(f"--overlay {overlay} is a file; give a folder for the page pictures; nothing written")
     try:
         mode = OCRMode(ocr)
     except ValueError:

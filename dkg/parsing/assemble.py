@@ -591,8 +591,11 @@ def _grouped_trees(
                     uf.union(i, j)
     head_boxes = [h.bbox.expand(TOUCH_TOL) for h in arrowheads]
     for k, hb in enumerate(head_boxes):
+        # an arrowhead entering no box that points onto a line merges into that line
+        pointed = head_tip(arrowheads[k], settings) if head_targets[k] is None else None
         for i, seg in enumerate(segments):
-            if hb.contains_point(seg.a) or hb.contains_point(seg.b):
+            if hb.contains_point(seg.a) or hb.contains_point(seg.b) or (
+                    pointed is not None and point_segment_distance(pointed[0], seg.a, seg.b) <= TOUCH_TOL):
                 uf.union(i, n_seg + k)
     connectors: list[RawConnector] = []
     for group in uf.groups():

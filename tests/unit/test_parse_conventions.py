@@ -1,0 +1,138 @@
+"""Flowchart conventions of other publishers, on hand-made primitives (no PDF involved)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dkg.parsing.assemble import assemble, drop_shadows
+from dkg.parsing.geometry import BBox
+from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+from dkg.parsing.settings import AssemblySettings
+
+
+def rect(x0: float, top: float, x1: float, bottom: float, filled: bool = False) -> Shape:
+    return Shape(((x0, top), (x1, top), (x1, bottom), (x0, bottom)), BBox(x0, top, x1, bottom), filled, True,
+                 "rect")
+
+
+def head_down(tip_x: float, tip_y: float) -> Shape:
+    pts = ((tip_x - 3, tip_y - 7), (tip_x + 3, tip_y - 7), (tip_x, tip_y))
+    return Shape(pts, BBox.around(pts), True, False, "polygon")
+
+
+def head_up(tip_x: float, tip_y: float) -> Shape:
+    pts = ((tip_x - 3, tip_y + 7), (tip_x + 3, tip_y + 7), (tip_x, tip_y))
+    return Shape(pts, BBox.around(pts), True, False, "polygon")
+
+
+def text(s: str, x: float, y: float, size: float = 10) -> list[Token]:
+    return [Token(c, BBox(x + i * 5, y, x + i * 5 + 5, y + size), size) for i, c in enumerate(s)]
+
+
+def page(**kw: object) -> PagePrimitives:
+    prims = PagePrimitives(1, 600, 800, "digital")
+    for key, value in kw.items():
+        setattr(prims, key, value)
+    return prims
+
+
+def names(layout) -> dict[int, str]:  # type: ignore[no-untyped-def]
+    return {i: "".join(t.text for t in sorted(b.tokens, key=lambda t: (t.bbox.top, t.bbox.x0)))
+            for i, b in enumerate(layout.boxes)}
+
+
+def edges(layout) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    n = names(layout)
+    return {(n[s], n[t]) for c in layout.connectors for s in c.sources for t in c.targets}
+
+
+def labels(layout) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    n = names(layout)
+    return {n[t]: " ".join(b.lines[0].plain for b in blocks)
+            for c in layout.connectors for t, blocks in c.labels.items()}
+
+
+def test_branch_label_box_on_a_connector_is_the_edge_label_not_a_node() -> None:
+    # Q ──[YES]──▶ A : the label box interrupts the line
+    prims = page(shapes=[rect(100, 100, 160, 130), rect(190, 108, 215, 122), rect(260, 100, 320, 130)],
+                 segments=[Segment((160, 115), (190, 115)), Segment((215, 115), (253, 115))],
+                 arrowheads=[Shape(((253, 112), (253, 118), (260, 115)), BBox(253, 112, 260, 118), True, False)],
+                 tokens=text("Q", 120, 110) + text("YES", 193, 110, 8) + text("A", 280, 110))
+    layout = assemble(prims)
+    assert edges(layout) == {("Q", "A")}
+    assert labels(layout) == {"A": "YES"}
+    assert [b.tokens[0].text for b in layout.label_boxes] == ["Y"]
+
+
+def test_free_branch_text_breaking_a_line_joins_its_two_halves() -> None:
+    # Q ──▶ NO ──┐ then down into A: the line is broken for the word
+    prims = page(shapes=[rect(100, 100, 160, 130), rect(260, 200, 340, 230)],
+                 segments=[Segment((160, 115), (193, 115)), Segment((218, 115), (300, 115)),
+                           Segment((300, 115), (300, 193))],
+                 arrowheads=[Shape(((193, 112), (193, 118), (199, 115)), BBox(193, 112, 199, 118), True, False),
+                             head_down(300, 200)],
+                 tokens=text("Q", 120, 110) + text("NO", 202, 110) + text("A", 290, 210))
+    layout = assemble(prims)
+    assert edges(layout) == {("Q", "A")}
+    assert labels(layout) == {"A": "NO"}
+
+
+def test_drop_shadow_is_not_a_second_box() -> None:
+    shadow = rect(102, 102, 162, 132, filled=True)
+    box = rect(100, 100, 160, 130)
+    assert drop_shadows([shadow, box]) == [box]
+    # two boxes side by side are not each other's shadow
+    assert len(drop_shadows([rect(100, 100, 160, 130, True), rect(200, 100, 260, 130)])) == 2
+
+
+def test_arrowhead_pointing_away_from_a_box_does_not_enter_it() -> None:
+    # Q's stem carries a down-pointing head onto a bar that fans out to A and B
+    prims = page(shapes=[rect(200, 100, 300, 140), rect(50, 200, 150, 240), rect(350, 200, 450, 240)],
+                 segments=[Segment((250, 140), (250, 143)), Segment((100, 150), (400, 150)),
+                           Segment((100, 150), (100, 193)), Segment((400, 150), (400, 193))],
+                 arrowheads=[head_down(250, 150), head_down(100, 200), head_down(400, 200)],
+                 tokens=text("Q", 240, 110) + text("A", 90, 210) + text("B", 390, 210))
+    assert edges(assemble(prims)) == {("Q", "A"), ("Q", "B")}
+
+
+def test_stacked_boxes_follow_in_reading_order_only_on_the_chart() -> None:
+    prims = page(shapes=[rect(100, 100, 200, 130), rect(100, 160, 200, 190), rect(100, 193, 200, 230),
+                         rect(400, 100, 500, 130), rect(400, 133, 500, 170)],
+                 segments=[Segment((150, 130), (150, 153))], arrowheads=[head_down(150, 160)],
+                 tokens=text("Q", 140, 110) + text("A", 140, 170) + text("B", 140, 205)
+                 + text("S", 440, 110) + text("T", 440, 145))
+    layout = assemble(prims)
+    assert edges(layout) == {("Q", "A"), ("A", "B")}  # S above T: side boxes no connector reaches
+    stacked = [c for c in layout.connectors if c.kind == "stacked"]
+    assert len(stacked) == 1 and not stacked[0].directed
+
+
+def test_headless_rule_along_box_tops_is_no_connector() -> None:
+    prims = page(shapes=[rect(100, 100, 200, 160), rect(205, 100, 300, 160)],
+                 segments=[Segment((90, 100), (202, 100)), Segment((203, 100), (310, 100))],
+                 tokens=text("S", 140, 120) + text("T", 240, 120))
+    assert edges(assemble(prims)) == set()
+
+
+def test_one_line_bands_abutting_are_one_box_but_a_gap_makes_two() -> None:
+    pieces = page(shapes=[rect(100, 100, 200, 112, True), rect(100, 112, 200, 124, True)],
+                  tokens=text("AB", 110, 101) + text("CD", 110, 113))
+    assert len(assemble(pieces).boxes) == 1
+    two = page(shapes=[rect(100, 100, 200, 112, True), rect(100, 114, 200, 126, True)],
+               tokens=text("AB", 110, 101) + text("CD", 110, 115))
+    assert len(assemble(two).boxes) == 2
+
+
+def test_settings_validate_themselves() -> None:
+    with pytest.raises(ValueError, match="head_reach"):
+        AssemblySettings(head_reach=-1)
+    settings = AssemblySettings()
+    assert settings.is_branch_label("If yes") and settings.is_branch_label("No improvement")
+    assert not settings.is_branch_label("Observe and reassess in 5 minutes")
+    assert not settings.is_branch_label("No 2")
+    # a label reached no further than head_reach: with a tiny reach the arrow misses its box
+    near = page(shapes=[rect(100, 100, 160, 130), rect(100, 200, 160, 230)],
+                segments=[Segment((130, 130), (130, 185))], arrowheads=[head_down(130, 192)],
+                tokens=text("Q", 120, 110) + text("A", 120, 210))
+    assert edges(assemble(near)) == {("Q", "A")}
+    assert edges(assemble(near, AssemblySettings(head_reach=2.0))) == set()
