@@ -9,9 +9,11 @@ generator, which renders facts with the same phrases and checks that they are re
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from dkg.lexicon.clinical import clinical_facts, digit_text, negation
+from dkg.lexicon.topics import guideline_topics, topics_data
 from dkg.vocabulary import VOCABULARY
 
 FactValue = float | str
@@ -120,26 +122,26 @@ _PARSE_ONLY: dict[tuple[str, str], tuple[str, ...]] = {
     ("histology", "clear_cell"): ("clear cell rcc",),
 }
 
-GUIDELINE_NAMES: dict[str, tuple[str, ...]] = {
-    "ALL": ("acute lymphoblastic leukemia", "acute lymphoblastic leukaemia", "lymphoblastic leukemia", "ALL"),
-    "kidney": ("renal cell carcinoma", "RCC", "kidney cancer", "renal tumor", "renal mass", "Wilms tumor",
-               "kidney tumour", "renal cancer"),
-    "bone": ("bone sarcoma", "bone cancer", "primary bone tumor", "sarcoma of bone", "bone tumour"),
-}
-# Wordings that imply a guideline without naming it (used to derive the guideline literal).
-_GUIDELINE_HINTS: dict[str, tuple[str, ...]] = {
-    "ALL": ("b-all", "t-all", "leukemia", "leukaemia", "ph-positive", "ph-negative", "ph+", "philadelphia",
-            "bcr::abl1", "bcr-abl1", "mrd"),
-    "kidney": ("nephrectomy", "wilms", "renal", "kidney", "ccrcc", "chromophobe", "papillary", "imdc", "anaplasia"),
-    "bone": ("osteosarcoma", "ewing", "chondrosarcoma", "osteogenic", "pleomorphic sarcoma", "bone"),
-}
-_NOT_HINTS = frozenset({"metastasis", "site", "comorbidity"})
-OTHER_DISEASES: tuple[str, ...] = (
-    "breast cancer", "lung cancer", "nsclc", "small cell lung", "melanoma", "colorectal", "colon cancer",
-    "prostate", "aml", "acute myeloid", "cll", "chronic lymphocytic", "cml", "chronic myeloid", "lymphoma",
-    "myeloma", "pancreatic", "ovarian", "gastric", "stomach cancer", "bladder cancer", "thyroid", "glioblastoma",
-    "glioma", "cervical cancer", "hepatocellular", "liver cancer", "esophageal", "head and neck",
-)
+
+
+class _TopicNames(Mapping[str, tuple[str, ...]]):
+    """Guideline code → wordings that name its topic, read from the guideline sources and the lexicon's topic
+    data on first use (:mod:`dkg.lexicon.topics`); no guideline is named in code."""
+
+    def _names(self) -> dict[str, tuple[str, ...]]:
+        return {t.guideline: tuple(n.alias for n in t.names) for t in guideline_topics()}
+
+    def __getitem__(self, guideline: str) -> tuple[str, ...]:
+        return self._names()[guideline]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(guideline_topics())
+
+
+GUIDELINE_NAMES: Mapping[str, tuple[str, ...]] = _TopicNames()
 
 _AGE_WORDS = {"teens": (13, 19), "twenties": (20, 29), "thirties": (30, 39), "forties": (40, 49),
               "fifties": (50, 59), "sixties": (60, 69), "seventies": (70, 79), "eighties": (80, 89),
@@ -313,27 +315,27 @@ def refused_facts(question: str) -> list[RefusedFact]:
     return refused
 
 
-def _mentions(text: str, phrase: str) -> bool:
-    if phrase.isupper() and len(phrase) <= 4:  # 'ALL', 'RCC': only as an upper-case word
-        return re.search(rf"(?<![A-Za-z]){re.escape(phrase)}(?![A-Za-z])", text) is not None
-    return _phrase_pattern(phrase).search(text.lower()) is not None
+def named_guidelines(question: str) -> list[str]:
+    """Guidelines whose topic the question names ('renal cell carcinoma', 'ALL')."""
+    return [t.guideline for t in guideline_topics() if t.named_in(question)]
 
 
 def detect_guidelines(question: str) -> list[str]:
-    """Guidelines the question names or implies (named ones first)."""
-    named = [g for g, names in GUIDELINE_NAMES.items() if any(_mentions(question, n) for n in names)]
+    """Guidelines the question names or, failing that, implies (the lexicon's topic hints)."""
+    named = named_guidelines(question)
     if named:
         return named
     # organ words that describe spread, site or comorbidity ('bone mets', 'renal impairment') imply no guideline
     masked = list(question.lower())
+    not_hints = set(topics_data().not_hint_keys)
     for match in find_facts(question):
-        if match.key in _NOT_HINTS:
+        if match.key in not_hints:
             masked[match.start:match.end] = " " * (match.end - match.start)
     lowered = "".join(masked)
-    return [g for g, hints in _GUIDELINE_HINTS.items() if any(h in lowered for h in hints)]
+    return [t.guideline for t in guideline_topics() if t.hinted_in(lowered)]
 
 
 def unknown_diseases(question: str) -> list[str]:
     """Diseases outside the loaded guidelines that the question names ('breast cancer', 'AML')."""
     lowered = question.lower()
-    return [d for d in OTHER_DISEASES if re.search(rf"(?<![a-z]){re.escape(d)}(?![a-z])", lowered)]
+    return [d for d in topics_data().other_diseases if re.search(rf"(?<![a-z]){re.escape(d)}(?![a-z])", lowered)]

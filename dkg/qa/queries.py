@@ -6,12 +6,15 @@ literals, and both are checked against the question and the graph before anythin
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
+from typing import overload
 
 from dkg.errors import QAError
 from dkg.graph.db import named_queries
+from dkg.lexicon.topics import known_guidelines
 from dkg.vocabulary import VOCABULARY
 
 
@@ -21,7 +24,28 @@ class QuestionType(StrEnum):
     ADVISE = "advise"            # (3) is a treatment advisable for given constraints (yes/no + reason)
 
 
-GUIDELINES = ("ALL", "kidney", "bone")
+
+
+class _KnownGuidelines(Sequence[str]):
+    """The guideline codes a query may name: those whose sources ship with the project (discovered on first
+    use, :func:`dkg.lexicon.topics.known_guidelines`)."""
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return known_guidelines()[index]
+
+    def __len__(self) -> int:
+        return len(known_guidelines())
+
+    def __contains__(self, value: object) -> bool:
+        return value in known_guidelines()
+
+
+GUIDELINES: Sequence[str] = _KnownGuidelines()
 _TREATMENT_OK = re.compile(r"^[a-z0-9][a-z0-9 +\-/.,()–']{1,80}$")
 
 

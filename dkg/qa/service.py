@@ -20,11 +20,12 @@ from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
+from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
-from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
+from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.pathway import cypher_from_starts, missing_facts, position_weights, start_nodes
-from dkg.qa.queries import GUIDELINES, QuerySketch, QuestionType
+from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.training import MODEL_DIR, ensure_model
@@ -121,15 +122,22 @@ class TextToCypherService:
         beyond = out_of_scope(text)
         if beyond:
             return f"out of scope: {beyond} (route: text-to-Cypher over the decision graph; no step answers it)"
-        found = detect_guidelines(text)
-        if not found:
-            other = unknown_diseases(text)
-            if other:
-                return (f"the question is about {other[0]!r}, which no loaded guideline covers "
-                        f"(known guidelines: {', '.join(GUIDELINES)})")
-            return ("out of scope: the question names no guideline topic (ALL, kidney cancer, bone cancer) "
-                    "the decision knowledge graph covers")
+        other = unknown_diseases(text)
+        # a disease no guideline covers wins over a drug or organ word that only hints at a guideline
+        # ('melanoma on nivolumab'); a question that names a guideline's topic as well is answered
+        if other and not named_guidelines(text):
+            return (f"the question is about {other[0]!r}, which no loaded guideline covers "
+                    f"(known guidelines: {self.topics_list()})")
+        if not detect_guidelines(text):
+            return (f"out of scope: the question names no guideline topic the decision knowledge graph covers "
+                    f"(known guidelines: {self.topics_list()})")
         return None
+
+    @staticmethod
+    def topics_list() -> str:
+        """'ALL (Acute Lymphoblastic Leukemia), ...': each known guideline with the first name of its topic."""
+        return ", ".join(f"{t.guideline} ({t.names[0].alias})" if t.names else t.guideline
+                         for t in guideline_topics())
 
     def decode(self, question: str) -> list[str]:
         """The model's beams for the question, best first (none without a model)."""

@@ -1,0 +1,137 @@
+"""Which guideline a question is about, from data only: the guidelines are discovered from their sources
+(``datasets/guidelines/<code>/<version>.yaml``: code, title, diseases) and the curated
+wordings of ``dkg/lexicon/data/guideline_topics.yaml``. Adding a guideline adds a source folder (and, if
+wanted, a topic entry); no module changes.
+
+:func:`guideline_topics` gives one :class:`GuidelineTopic` per guideline: its names (the source's title
+and diseases, curated names) and hints (curated words that imply it, drug names among them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from dkg.lexicon.errors import LexiconError
+
+TOPICS_PATH = Path(__file__).resolve().parent / "data" / "guideline_topics.yaml"
+_ILLUSTRATIVE = re.compile(r"\s*\((?:illustrative)[^)]*\)\s*", re.IGNORECASE)
+
+
+class TopicName(BaseModel):
+    """A wording that names a topic; ``case_sensitive`` for short capitals that are ordinary words too."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    alias: str = Field(min_length=2, max_length=120)
+    case_sensitive: bool = False
+
+
+class TopicEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    names: list[TopicName] = Field(default_factory=list)
+    hints: list[str] = Field(default_factory=list)
+
+    @field_validator("names", mode="before")
+    @classmethod
+    def _plain_strings(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [{"alias": v} if isinstance(v, str) else v for v in value]
+        return value
+
+
+class TopicsData(BaseModel):
+    """The validated content of ``guideline_topics.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topics: dict[str, TopicEntry] = Field(default_factory=dict)
+    not_hint_keys: list[str] = Field(default_factory=list)
+    other_diseases: list[str] = Field(default_factory=list)
+    common_treatment_words: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GuidelineTopic:
+    """What in a question points to one guideline."""
+
+    guideline: str
+    names: tuple[TopicName, ...]
+    hints: tuple[str, ...]
+
+    def named_in(self, question: str) -> bool:
+        """Whether the question names the topic (a name as whole words; case-sensitive ones as written)."""
+        return any(_mentions(question, n) for n in self.names)
+
+    def hinted_in(self, lowered: str) -> bool:
+        return any(h in lowered for h in self.hints)
+
+
+def _mentions(text: str, name: TopicName) -> bool:
+    if name.case_sensitive:
+        return re.search(rf"(?<![A-Za-z]){re.escape(name.alias)}(?![A-Za-z])", text) is not None
+    body = re.escape(name.alias.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
+    return re.search(rf"(?<![a-z0-9]){body}(?![a-z0-9+])", text.lower()) is not None
+
+
+def load_topics_data(path: Path = TOPICS_PATH) -> TopicsData:
+    """The topics file, validated; :class:`LexiconError` names the file and the bad entry."""
+    if not path.is_file():
+        raise LexiconError(f"lexicon file {path} is missing; it ships with the package (dkg/lexicon/data/)")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return TopicsData.model_validate(raw)
+    except yaml.YAMLError as exc:
+        raise LexiconError(f"{path} is not valid YAML: {exc}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise LexiconError(f"{path}: {problems}") from exc
+
+
+def source_names(title: str, diseases: list[str]) -> list[str]:
+    """Names a guideline source gives its topic: the title before a colon, without "(illustrative)", and
+    its diseases.
+
+    >>> source_names("Kidney Cancer: Renal Cell Carcinoma and Wilms Tumor (illustrative)", ["Renal Cell Cancer"])
+    ['Kidney Cancer', 'Renal Cell Cancer']
+    """
+    head = _ILLUSTRATIVE.sub(" ", title).split(":")[0].strip()
+    return list(dict.fromkeys(n for n in [head, *diseases] if len(n) >= 3))
+
+
+def build_topics(data: TopicsData, root: Path | None = None) -> tuple[GuidelineTopic, ...]:
+    """One topic per guideline found in the sources under ``root`` (default: the shipped corpus)."""
+    from dkg.corpus.model import discover, load_guideline
+
+    newest: dict[str, Path] = {}
+    for code, _version, path in discover(root):
+        newest[code] = path  # discover() sorts versions oldest first
+    topics = []
+    for code, path in newest.items():
+        source = load_guideline(path)
+        entry = data.topics.get(code, TopicEntry())
+        names = [TopicName(alias=n) for n in source_names(source.title, source.diseases)] + list(entry.names)
+        topics.append(GuidelineTopic(code, tuple(dict.fromkeys(names)), tuple(h.lower() for h in entry.hints)))
+    return tuple(topics)
+
+
+@lru_cache(maxsize=1)
+def topics_data() -> TopicsData:
+    return load_topics_data()
+
+
+@lru_cache(maxsize=1)
+def guideline_topics() -> tuple[GuidelineTopic, ...]:
+    """The topics of the shipped guidelines (read once per process)."""
+    return build_topics(topics_data())
+
+
+def known_guidelines() -> tuple[str, ...]:
+    """The codes of the guidelines whose sources ship with the project, sorted."""
+    return tuple(sorted(t.guideline for t in guideline_topics()))
