@@ -98,8 +98,8 @@ def source_names(title: str, diseases: list[str]) -> list[str]:
     """Names a guideline source gives its topic: the title before a colon, without "(illustrative)", and
     its diseases.
 
-    >>> source_names("Kidney Cancer: Renal Cell Carcinoma and Wilms Tumor (illustrative)", ["Renal Cell Cancer"])
-    ['Kidney Cancer', 'Renal Cell Cancer']
+    >>> source_names("Acute Stroke: thrombolysis and thrombectomy (illustrative)", ["Transient Ischaemic Attack"])
+    ['Acute Stroke', 'Transient Ischaemic Attack']
     """
     head = _ILLUSTRATIVE.sub(" ", title).split(":")[0].strip()
     return list(dict.fromkeys(n for n in [head, *diseases] if len(n) >= 3))
