@@ -60,10 +60,11 @@ def create_app(settings: Settings | None = None, api_settings: ApiSettings | Non
                               + MEDICAL_DISCLAIMER)
     app.router.redirect_slashes = False  # an id holding an encoded '/' is a 404, not a redirect elsewhere
     install_error_handlers(app)
-    from dkg.api import routes_curation, routes_read, routes_research
+    from dkg.api import routes_cds, routes_curation, routes_read, routes_research
     app.include_router(routes_read.router)
     app.include_router(routes_curation.router)
     app.include_router(routes_research.router)
+    app.include_router(routes_cds.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/", include_in_schema=False)

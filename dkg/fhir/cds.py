@@ -1,0 +1,301 @@
+"""The CDS Hooks 2.0 service logic (``patient-view``): discovery document, request and card models, and the
+answer: each loaded guideline's newest version, exported as a PlanDefinition, is evaluated on the prefetched
+Patient and Observations; a recommended step becomes an info card, facts the pathway needs a warning card.
+
+The HTTP layer is dkg/api/routes_cds.py; this module knows nothing of HTTP beyond the spec's error cases
+(:class:`CdsRequestError` = 400, :class:`PrefetchMissingError` = 412)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dkg import MEDICAL_DISCLAIMER
+from dkg.fhir.codes import CodeMap, load_code_map
+from dkg.fhir.errors import CdsRequestError, FhirError
+from dkg.fhir.evaluate import Evaluation, Plan, StepResult
+from dkg.fhir.export import build_bundle
+from dkg.fhir.graph_view import VersionInfo, loaded_versions, read_version
+from dkg.fhir.settings import FhirSettings
+from dkg.graph.db import Graph
+
+HOOK = "patient-view"
+SUMMARY_MAX = 140
+# observations in these states are not facts about the patient
+_NOT_FACTS = frozenset({"entered-in-error", "cancelled", "registered"})
+
+
+class PrefetchMissingError(FhirError):
+    """The request carries no prefetched Patient and this service does not query the EHR (HTTP 412)."""
+
+
+# ---- request -------------------------------------------------------------------------------------------------
+class PatientViewContext(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    userId: str = Field(min_length=1, max_length=200, description="e.g. Practitioner/123")
+    patientId: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9\-.]{1,64}$")
+    encounterId: str | None = Field(default=None, max_length=64)
+
+
+class CdsRequest(BaseModel):
+    """A CDS Hooks 2.0 ``patient-view`` request (fields the spec defines; others are ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    hook: str = Field(min_length=1, max_length=100)
+    hookInstance: str = Field(min_length=1, max_length=100)
+    fhirServer: str | None = Field(default=None, max_length=2000)
+    fhirAuthorization: dict[str, Any] | None = None
+    context: PatientViewContext
+    prefetch: dict[str, Any] | None = None
+
+
+# ---- response ------------------------------------------------------------------------------------------------
+class Source(BaseModel):
+    label: str = Field(min_length=1, max_length=200)
+    url: str | None = None
+
+
+class Link(BaseModel):
+    label: str
+    url: str
+    type: Literal["absolute", "smart"] = "absolute"
+
+
+class Card(BaseModel):
+    uuid: str
+    summary: str = Field(min_length=1, max_length=SUMMARY_MAX)
+    detail: str
+    indicator: Literal["info", "warning", "critical"]
+    source: Source
+    links: list[Link] = Field(default_factory=list)
+
+
+class CdsResponse(BaseModel):
+    cards: list[Card]
+
+
+class DiscoveredService(BaseModel):
+    hook: str
+    title: str
+    description: str
+    id: str
+    prefetch: dict[str, str]
+
+
+class Discovery(BaseModel):
+    services: list[DiscoveredService]
+
+
+PREFETCH = {"patient": "Patient/{{context.patientId}}",
+            "observations": "Observation?subject={{context.patientId}}"}
+
+
+def discovery(settings: FhirSettings) -> Discovery:
+    """The discovery document (``GET /cds-services``)."""
+    return Discovery(services=[DiscoveredService(
+        hook=HOOK, id=settings.cds_service_id, title="DKG next step",
+        description="The next step of each loaded guideline's pathway for the patient's age and coded observations "
+                    "(decision support only, not a substitute for clinical judgement), or the facts it needs.",
+        prefetch=PREFETCH)])
+
+
+# ---- prefetch → patient bundle -------------------------------------------------------------------------------
+def _problems(exc: ValidationError, where: str) -> str:
+    return "; ".join(f"{where}.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+
+
+def patient_data(request: CdsRequest, settings: FhirSettings) -> dict[str, Any]:
+    """The prefetched Patient and its (valid, current) Observations as one Bundle, the latest per code.
+    :class:`CdsRequestError` names what is malformed; :class:`PrefetchMissingError` when there is no Patient."""
+    from fhir.resources.R4B.bundle import Bundle
+    from fhir.resources.R4B.observation import Observation
+    from fhir.resources.R4B.patient import Patient
+
+    if request.hook != HOOK:
+        raise CdsRequestError(f"hook {request.hook!r} is not served here; this service answers {HOOK!r}")
+    prefetch = request.prefetch or {}
+    unknown = sorted(set(prefetch) - set(PREFETCH))
+    if unknown:
+        raise CdsRequestError(f"unknown prefetch key(s) {', '.join(unknown)}; this service asks for "
+                              f"{', '.join(PREFETCH)}")
+    patient = prefetch.get("patient")
+    if patient is None:
+        raise PrefetchMissingError("no prefetched Patient: send prefetch.patient (Patient/{{context.patientId}}); "
+                                   "this service does not query the FHIR server itself")
+    if not isinstance(patient, dict) or patient.get("resourceType") != "Patient":
+        raise CdsRequestError("prefetch.patient must be a FHIR Patient resource")
+    try:
+        Patient.model_validate(patient)
+    except ValidationError as exc:
+        raise CdsRequestError(f"prefetch.patient is not a valid FHIR Patient: {_problems(exc, 'patient')}") from exc
+    if patient.get("id") != request.context.patientId:
+        raise CdsRequestError(f"prefetch.patient has id {patient.get('id')!r} but context.patientId is "
+                              f"{request.context.patientId!r}")
+    found = prefetch.get("observations")
+    observations: list[dict[str, Any]] = []
+    if found is not None:
+        if not isinstance(found, dict) or found.get("resourceType") != "Bundle":
+            raise CdsRequestError("prefetch.observations must be a FHIR Bundle (the result of the Observation search)")
+        try:
+            Bundle.model_validate(found)
+        except ValidationError as exc:
+            raise CdsRequestError(f"prefetch.observations is not a valid FHIR Bundle: "
+                                  f"{_problems(exc, 'observations')}") from exc
+        entries = found.get("entry") or []
+        if len(entries) > settings.cds_max_observations:
+            raise CdsRequestError(f"prefetch.observations holds {len(entries)} entries; at most "
+                                  f"{settings.cds_max_observations} are accepted (DKG_FHIR_CDS_MAX_OBSERVATIONS)")
+        for n, entry in enumerate(entries):
+            resource = entry.get("resource") or {}
+            if resource.get("resourceType") == "OperationOutcome":
+                continue  # a search may carry warnings
+            if resource.get("resourceType") != "Observation":
+                raise CdsRequestError(f"prefetch.observations.entry[{n}] is a {resource.get('resourceType')!r}, "
+                                      "not an Observation")
+            try:
+                Observation.model_validate(resource)
+            except ValidationError as exc:
+                raise CdsRequestError(f"prefetch.observations.entry[{n}] is not a valid Observation: "
+                                      f"{_problems(exc, 'observation')}") from exc
+            subject = (resource.get("subject") or {}).get("reference")
+            if subject not in (None, f"Patient/{request.context.patientId}"):
+                raise CdsRequestError(f"prefetch.observations.entry[{n}] is about {subject!r}, not "
+                                      f"Patient/{request.context.patientId}")
+            if resource.get("status") not in _NOT_FACTS:
+                observations.append(resource)
+    return {"resourceType": "Bundle", "type": "collection",
+            "entry": [{"resource": patient}] + [{"resource": o} for o in _latest_per_code(observations)]}
+
+
+def _when(obs: dict[str, Any]) -> str:
+    return str(obs.get("effectiveDateTime") or (obs.get("effectivePeriod") or {}).get("end") or obs.get("issued") or "")
+
+
+def _latest_per_code(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One observation per code (the latest by effective time): a fact has one current value."""
+    latest: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+    for obs in observations:
+        codings = (obs.get("code") or {}).get("coding", [])
+        code = tuple(sorted((str(c.get("system")), str(c.get("code"))) for c in codings))
+        if code not in latest or _when(obs) >= _when(latest[code]):
+            latest[code] = obs
+    return list(latest.values())
+
+
+# ---- the service ---------------------------------------------------------------------------------------------
+def newest(versions: list[str]) -> str:
+    """The newest of a guideline's versions ('2.2026' after '1.2026'; '1.2027' after '9.2026').
+
+    >>> newest(["1.2026", "2.2026", "1.2025"])
+    '2.2026'
+    """
+    def order(v: str) -> tuple[int, tuple[int, ...], str]:
+        parts = v.split(".")
+        if all(p.isdigit() for p in parts):
+            return (1, tuple(int(p) for p in reversed(parts)), v)
+        return (0, (), v)
+
+    return max(versions, key=order)
+
+
+def _clip(text: str, limit: int = SUMMARY_MAX) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class CdsService:
+    """Answers ``patient-view`` requests from the graph's guideline versions (plans cached per graph snapshot)."""
+
+    def __init__(self, graph: Graph, settings: FhirSettings, *, snapshot: Callable[[], str] | None = None) -> None:
+        self.graph = graph
+        self.settings = settings
+        self.codes: CodeMap = load_code_map(settings.codes_file)
+        self.snapshot = snapshot or (lambda: "")
+        self._plans: OrderedDict[tuple[str, str, str], Plan] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def plan(self, info: VersionInfo, snapshot: str) -> Plan:
+        key = (info.guideline, info.version, snapshot)
+        with self._lock:
+            cached = self._plans.get(key)
+            if cached is not None:
+                self._plans.move_to_end(key)
+                return cached
+        bundle, _ = build_bundle(read_version(self.graph, info.guideline, info.version), self.codes, self.settings)
+        plan = Plan.from_bundle(bundle, self.codes, max_paths=self.settings.max_paths)
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > self.settings.cds_cache_size:
+                self._plans.popitem(last=False)
+        return plan
+
+    def current_versions(self) -> list[VersionInfo]:
+        """The newest loaded version of each guideline."""
+        by_guideline: dict[str, list[VersionInfo]] = {}
+        for info in loaded_versions(self.graph):
+            by_guideline.setdefault(info.guideline, []).append(info)
+        out = []
+        for infos in by_guideline.values():
+            wanted = newest([i.version for i in infos])
+            out.append(next(i for i in infos if i.version == wanted))
+        return out
+
+    def answer(self, request: CdsRequest, *, node_url: Callable[[str], str] | None = None) -> CdsResponse:
+        """The cards for one request (see the module docstring)."""
+        data = patient_data(request, self.settings)
+        snapshot = self.snapshot()
+        results: list[tuple[VersionInfo, Evaluation]] = []
+        for info in self.current_versions():
+            results.append((info, self.plan(info, snapshot).evaluate(data)))
+        cards = [step_card(info, ev, step, node_url) for info, ev in results for step in ev.steps]
+        if not cards:
+            cards = [missing_card(results)]
+        return CdsResponse(cards=cards)
+
+
+def _uid(info: VersionInfo, action_id: str) -> str:
+    return f"{info.guideline}|{info.version}|{action_id.removeprefix('node-')}"
+
+
+def step_card(info: VersionInfo, ev: Evaluation, step: StepResult, node_url: Callable[[str], str] | None) -> Card:
+    """The info card of a recommended step: summary = the step, detail = its path with the constraints met."""
+    pages = ", ".join(step.pages) or "no page"
+    lines = [f"**Recommended next step** ({info.title} {info.version}, page {pages}):", "", step.title, ""]
+    if step.treatments:
+        lines += ["Treatment options: " + "; ".join(step.treatments), ""]
+    lines.append("Path through the guideline:")
+    for n, hop in enumerate(step.path, 1):
+        via = f" ({hop.via})" if hop.via and hop.via != "next" else ""
+        met = f" — satisfied: {', '.join(hop.satisfied)}" if hop.satisfied else ""
+        lines.append(f"{n}. {hop.title}{via}{met}")
+    lines += ["", f"Facts used from the record: {', '.join(ev.stated) or 'none'}.", "", f"_{MEDICAL_DISCLAIMER}_"]
+    uid = _uid(info, step.action_id)
+    links = [Link(label="This step in the DKG", url=node_url(uid))] if node_url else []
+    return Card(uuid=str(uuid.uuid5(uuid.NAMESPACE_URL, uid)), summary=_clip(f"{info.guideline}: {step.title}"),
+                detail="\n".join(lines), indicator="info",
+                source=Source(label=_clip(f"{info.title} {info.version}, page {pages}", 200)), links=links)
+
+
+def missing_card(results: list[tuple[VersionInfo, Evaluation]]) -> Card:
+    """The warning card when no guideline reaches a step: the facts each one needs, with the constraints."""
+    needed = sorted({m.description for _, ev in results for m in ev.missing})
+    summary = ("Next step needs: " + ", ".join(needed)) if needed else "No guideline step matches this record"
+    lines = ["**No next step can be recommended from the record.**", ""]
+    for info, ev in results:
+        if ev.missing:
+            lines.append(f"{info.title} {info.version} needs:")
+            lines += [f"- {m.description} (`{m.key}`), for: {', '.join(m.needed_by)}" for m in ev.missing]
+            lines.append("")
+        else:
+            lines += [f"{info.title} {info.version}: the recorded facts match no branch.", ""]
+    lines.append(f"_{MEDICAL_DISCLAIMER}_")
+    versions = ", ".join(f"{i.guideline} {i.version}" for i, _ in results) or "no guideline loaded"
+    return Card(uuid=str(uuid.uuid4()), summary=_clip(summary), detail="\n".join(lines), indicator="warning",
+                source=Source(label=_clip(f"DKG guidelines: {versions}", 200)))
