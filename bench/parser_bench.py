@@ -12,6 +12,13 @@ annotated by hand, a fixed dev/held-out split in ``split.json``) and their scans
 ``dkg.corpus.real_scans`` at ``--real-dpi`` (repeatable; default 200); ``--real-only`` skips the corpus run.
 Each real page is parsed on its own; edges are scored per split (``edge_f1_real_{digital,scanned}_{dev,heldout}``)
 and per page, and a page whose parse raises is recorded under ``real_errors`` (it scores as no edges).
+``edge_f1_real_scanned_{dev,heldout}`` (no resolution in the key) are the scores at the first ``--real-dpi``
+(200 by default, recorded as ``real_scanned_keys_dpi``); ``edge_f1_fuzzy_real_*`` match head and tail texts at
+fuzzy ratio >= 90 (OCR misreads a letter or two) and are shown beside the exact scores, never instead.
+
+The own corpus is split too (``datasets/guidelines/parser_split.json``: every third page of each PDF held
+out): ``edge_f1_{digital,scanned}_{dev,heldout}`` score the same parse per split. ``DKG_SCAN_ROUTE``
+(``hybrid``, the default; ``pipeline``; ``legacy``) picks the scanned-page reader, recorded as ``scan_route``.
 Results are merged into the existing JSON file: keys not computed by this run are kept.
 """
 
@@ -34,16 +41,34 @@ from dkg.corpus.real_scans import RealPage, real_pages, scan_name, write_real_sc
 from dkg.parsing import parse_pdf  # noqa: E402
 from dkg.parsing.corpus_eval import corpus_pdfs  # noqa: E402
 from dkg.parsing.evaluate import prf, read_edges  # noqa: E402
+from dkg.parsing.scan.route import settings_from_env  # noqa: E402
+
+SPLIT_FILE = "parser_split.json"
 
 
-def _score(items: list, pages: str | None, first: int = 0
-           ) -> tuple[dict[str, float], float, int, dict[str, float], dict[str, float]]:
+def _heldout_numbers(corpus: Path) -> dict[str, set[int]]:
+    """Held-out page numbers per corpus document stem (``datasets/guidelines/parser_split.json``)."""
+    data = json.loads((corpus / SPLIT_FILE).read_text(encoding="utf-8"))
+    return {stem: set(numbers) for stem, numbers in data["heldout"].items()}
+
+
+def _code_number(code: str | None) -> int | None:
+    """The page number a page code ``G-N`` prints (the corpus numbers its pages in order)."""
+    if not code or "-" not in code:
+        return None
+    tail = code.rsplit("-", 1)[1]
+    return int(tail) if tail.isdigit() else None
+
+
+def _score(items: list, pages: str | None, first: int = 0, heldout: dict[str, set[int]] | None = None
+           ) -> tuple[dict[str, float], float, int, dict[str, float], dict[str, float], dict[str, dict[str, float]]]:
     """Edge scores over ``items`` (and over their first ``first`` pages only, from the same parse), seconds,
-    pages parsed and F1 per document."""
+    pages parsed, F1 per document and scores per split (``dev``/``heldout`` by page, from the same parse)."""
     pred_all: list[dict[str, str]] = []
     gold_all: list[dict[str, str]] = []
     pred_first: list[dict[str, str]] = []
     gold_first: list[dict[str, str]] = []
+    by_split: dict[str, tuple[list[dict[str, str]], list[dict[str, str]]]] = {"dev": ([], []), "heldout": ([], [])}
     per_doc: dict[str, float] = {}
     seconds = 0.0
     page_count = 0
@@ -53,12 +78,20 @@ def _score(items: list, pages: str | None, first: int = 0
         seconds += time.perf_counter() - start
         page_count += len(result.pages)
         tag = item.gold.name.removesuffix("-edges.csv")
-        pred = [{**e.model_dump(), "head": f"{tag}|{e.head}", "tail": f"{tag}|{e.tail}"} for e in result.edges]
+        held = (heldout or {}).get(tag, set())
+        pred: list[dict[str, str]] = []
+        for page in result.pages:
+            split = "heldout" if page.number in held else "dev"
+            rows = [{**e.model_dump(), "head": f"{tag}|{e.head}", "tail": f"{tag}|{e.tail}"} for e in page.edges]
+            pred += rows
+            by_split[split][0].extend(rows)
         gold_rows = read_edges(item.gold)
         if pages is not None:
             codes = {p.code for p in result.pages if p.code}
             gold_rows = [g for g in gold_rows if g.get("page") in codes]
         gold = [{**g, "head": f"{tag}|{g['head']}", "tail": f"{tag}|{g['tail']}"} for g in gold_rows]
+        for row in gold:
+            by_split["heldout" if _code_number(row.get("page")) in held else "dev"][1].append(row)
         per_doc[item.run] = prf(pred, gold)["f1"]
         pred_all += pred
         gold_all += gold
@@ -66,7 +99,8 @@ def _score(items: list, pages: str | None, first: int = 0
             codes = {p.code for p in result.pages[:first] if p.code}
             pred_first += [e for e in pred if e.get("page") in codes]
             gold_first += [g for g in gold if g.get("page") in codes]
-    return prf(pred_all, gold_all), seconds, page_count, per_doc, prf(pred_first, gold_first)
+    splits = {name: prf(p, g) for name, (p, g) in by_split.items()}
+    return prf(pred_all, gold_all), seconds, page_count, per_doc, prf(pred_first, gold_first), splits
 
 
 def _real_page_edges(pdf: Path, page_number: int, page_id: str) -> tuple[list[dict[str, str]], float]:
@@ -109,6 +143,7 @@ def _real_route(root: Path, pages: list[RealPage], route: str, pdf_of: Any) -> d
     for split, (pred, gold) in pooled.items():
         scores = prf(pred, gold)
         figures[f"edge_f1_real_{route}_{split}"] = round(scores["f1"], 4)
+        figures[f"edge_f1_fuzzy_real_{route}_{split}"] = round(prf(pred, gold, fuzzy=True)["f1"], 4)
         figures[f"edge_precision_real_{route}_{split}"] = round(scores["precision"], 4)
         figures[f"edge_recall_real_{route}_{split}"] = round(scores["recall"], 4)
     figures[f"pages_per_s_real_{route}"] = round(len(pages) / seconds, 3) if seconds else 0.0
@@ -132,6 +167,8 @@ def real_figures(root: Path, dpis: list[int], scans_dir: Path | None) -> dict[st
                 figures.update({k.replace(f"scanned_{dpi}", "scanned"): v for k, v in scanned.items()
                                 if k.startswith(("edge_", "pages_per_s_")) and "_page_" not in k})
     figures["real_scan_dpis"] = dpis
+    figures["real_scanned_keys_dpi"] = dpis[0]
+    figures["scan_route"] = settings_from_env().route.value
     figures["real_pages_dev"] = [p.page_id for p in pages if p.split == "dev"]
     figures["real_pages_heldout"] = [p.page_id for p in pages if p.split == "heldout"]
     return figures
@@ -171,16 +208,17 @@ def main() -> None:
     if not digital or not scanned:
         sys.exit(f"need digital and scanned corpus PDFs under {args.corpus}; run `dkg corpus render` first")
 
-    d_scores, _, _, d_docs, _ = _score(digital, None)
+    heldout = _heldout_numbers(args.corpus)
+    d_scores, _, _, d_docs, _, d_splits = _score(digital, None, heldout=heldout)
     rates = []
     for _ in range(args.runs):
-        _, seconds, pages, _, _ = _score(digital, None)
+        _, seconds, pages, _, _, _ = _score(digital, None)
         rates.append(pages / seconds)
     spec = f"1-{args.scanned_pages}" if args.scanned_pages else None
-    s_scores, s_seconds, s_pages, s_docs, s_first = _score(scanned, spec, first=2)
+    s_scores, s_seconds, s_pages, s_docs, s_first, s_splits = _score(scanned, spec, first=2, heldout=heldout)
     s_rates = [s_pages / s_seconds]
     for _ in range(max(0, min(args.runs, 3) - 1)):
-        _, seconds, pages, _, _ = _score(scanned[:1], "1-2")
+        _, seconds, pages, _, _, _ = _score(scanned[:1], "1-2")
         s_rates.append(pages / seconds)
     figures = {
         "edge_f1_digital": round(d_scores["f1"], 4),
@@ -200,6 +238,11 @@ def main() -> None:
     }
     figures.update({f"edge_f1_{k.replace(' ', '_').replace('.', '_')}": round(v, 4)
                     for k, v in {**d_docs, **s_docs}.items()})
+    for route, splits in (("digital", d_splits), ("scanned", s_splits)):
+        for split, scores in splits.items():
+            for metric in ("f1", "precision", "recall"):
+                figures[f"edge_{metric}_{route}_{split}"] = round(scores[metric], 4)
+    figures["scan_route"] = settings_from_env().route.value
     _write_merged(args.out, figures)
     print(json.dumps(figures, indent=1))
     print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")

@@ -146,7 +146,8 @@ class DocumentParser:
                 if not has_text and self._is_blank(index):
                     return _PageState(index, PageLayout([], [], [], [], [], None, []), "blank",
                                       time.perf_counter() - start, [BLANK_PAGE], [])
-                prims = self._ocr_primitives(index, float(page.width), float(page.height))
+                prims, scan_issues = self._ocr_primitives(index, float(page.width), float(page.height))
+                issues.extend(scan_issues)
                 for link in extract_primitives(page, self.index_by_objid).links:
                     prims.links.append(link)
                 source = "ocr"
@@ -171,10 +172,10 @@ class DocumentParser:
         issues.extend(layout.warnings)
         return _PageState(index, layout, source, time.perf_counter() - start, issues, links)
 
-    def _ocr_primitives(self, index: int, width: float, height: float) -> Any:
-        from dkg.parsing.raster import raster_primitives
+    def _ocr_primitives(self, index: int, width: float, height: float) -> tuple[Any, list[str]]:
+        from dkg.parsing.scan import scanned_primitives
 
-        return raster_primitives(self._render(index), index + 1, width, height)
+        return scanned_primitives(self._render(index), index + 1, width, height)
 
     def _is_blank(self, index: int) -> bool:
         """Whether page ``index`` has no ink at all (a coarse render, so a blank scan costs no OCR)."""

@@ -1,0 +1,53 @@
+"""The scanned-page pipeline: binarise/deskew → shapes → connectors and arrowheads → text per shape →
+primitives (assembled into boxes and edges by :func:`dkg.parsing.assemble.assemble`, shared with the
+digital route)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dkg.parsing.geometry import BBox
+from dkg.parsing.models import PagePrimitives, Segment, Shape
+from dkg.parsing.scan.binarise import binarise
+from dkg.parsing.scan.connectors import find_connectors, reach_boxes
+from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
+from dkg.parsing.scan.shapes import find_shapes, snap_to_borders
+from dkg.parsing.scan.text import box_tokens, free_tokens, token_rects
+
+
+def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, height_pt: float,
+                        settings: ScanSettings = DEFAULT_SETTINGS) -> PagePrimitives:
+    """Primitives of one page image (greyscale, any resolution) of a ``width_pt`` × ``height_pt`` page."""
+    page = binarise(gray, width_pt, settings)
+    scale = page.ppt
+
+    def pt(x: float, y: float) -> tuple[float, float]:
+        return (x / scale, y / scale)
+
+    shapes = find_shapes(page, settings)
+    free = free_tokens(page, shapes, settings)
+    connectors = find_connectors(page, shapes, token_rects(free, scale), settings)
+    level = [(st.a[1], st.a[0], st.b[0]) if st.a[1] == st.b[1] else (-1e9, 0.0, 0.0) for st in connectors.strokes]
+    upright = [(st.a[0], st.a[1], st.b[1]) if st.a[0] == st.b[0] and st.a[1] != st.b[1] else (-1e9, 0.0, 0.0)
+               for st in connectors.strokes]
+    shapes, used_level, used_upright = snap_to_borders(shapes, level, upright, page, settings)
+    borders = used_level | used_upright
+    strokes = [st for i, st in enumerate(connectors.strokes) if i not in borders]
+    strokes = reach_boxes(strokes, shapes, settings.attach_pt * scale)
+    inside = [BBox(*(v / scale for v in s.rect)) for s in shapes]
+    free = [t for t in free if not any(b.contains_point(t.bbox.center) for b in inside)]
+    prims = PagePrimitives(page_number, width_pt, height_pt, "ocr")
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.rect
+        corners = shape.points or ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+        prims.shapes.append(Shape(tuple(pt(px, py) for px, py in corners),
+                                  BBox(x0 / scale, y0 / scale, x1 / scale, y1 / scale),
+                                  shape.filled, not shape.filled, shape.kind))
+    for stroke in strokes:
+        prims.segments.append(Segment(pt(*stroke.a), pt(*stroke.b)))
+    for head in connectors.heads:
+        x0, y0, x1, y1 = head.rect
+        prims.arrowheads.append(Shape(tuple(pt(px, py) for px, py in head.points),
+                                      BBox(x0 / scale, y0 / scale, x1 / scale, y1 / scale), True, False))
+    prims.tokens = box_tokens(page, shapes, settings) + free
+    return prims

@@ -1,0 +1,74 @@
+"""Every threshold of the scanned-page pipeline in one frozen object (like pdfplumber's ``TableSettings``).
+
+Lengths are in PDF points (converted to pixels with the page's pixels-per-point), grey levels in 0-255.
+The defaults were chosen on development pages only: the real development pages of ``datasets/realpdfs``
+(``split.json``) and the development pages of the own corpus (``datasets/guidelines/parser_split.json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ScanRoute(StrEnum):
+    """Which reader turns a page image into primitives.
+
+    ``pipeline``: the named-step pipeline of this package; ``legacy``: the older rule-based reader
+    (``dkg.parsing.raster``); ``hybrid``: legacy first, the pipeline when legacy finds no connected boxes or
+    cannot read the page.
+    """
+
+    PIPELINE = "pipeline"
+    LEGACY = "legacy"
+    HYBRID = "hybrid"
+
+
+@dataclass(frozen=True)
+class ScanSettings:
+    """Thresholds of the steps binarise/deskew → shapes → connectors and arrowheads → text per shape."""
+
+    # binarise / deskew
+    adaptive_block_pt: float = 6.0  # neighbourhood of the adaptive (Gaussian) threshold
+    adaptive_offset: int = 14  # grey levels darker than the neighbourhood mean that count as ink
+    paper_percentile: float = 90.0  # the page's paper tone: this percentile of its grey levels
+    fill_margin: int = 12  # grey levels below the local paper tone that count as a shaded fill
+    faint_margin: int = 4  # ... and the pale end of a graded fill, to which a shaded box is grown
+    faint_share: float = 0.6  # a row or column this much faint fill along a box's side still belongs to it
+    background_window: float = 0.3  # share of the page width over which the paper tone is taken
+    background_reduction: int = 8  # the paper tone is computed on a copy this many times smaller
+    max_skew_deg: float = 5.0
+    # shapes
+    min_box_width_pt: float = 18.0
+    min_box_height_pt: float = 9.0
+    max_box_page_share: float = 0.5  # a "box" larger than this share of the page is a frame, not a box
+    min_rectangularity: float = 0.8  # contour area / bbox area of a rectangle (rounded corners included)
+    diamond_fill: tuple[float, float] = (0.4, 0.65)  # contour area / bbox area of a diamond
+    fill_open_pt: float = 6.0  # opening that removes text, lines and arrowheads from the fill mask
+    duplicate_overlap: float = 0.6  # two candidates sharing this share of the smaller one are one box
+    border_pt: float = 1.0  # outline thickness added around a box found by its inside
+    min_text_ink: float = 0.01  # share of a box's inside that must be ink (else connectors fence it in)
+    # connectors and arrowheads
+    box_clearance_pt: float = 2.0  # ink this close to a box is its border or shadow, not a connector
+    line_min_pt: float = 8.0  # shortest straight run that is a connector stroke
+    line_max_thickness_pt: float = 3.0  # thicker runs are fills or bars, not strokes
+    dash_gap_pt: float = 2.5  # gaps of dashed lines bridged along the line
+    head_open_pt: float = 1.4  # opening wider than a stroke: what survives is a solid arrowhead
+    head_min_pt: float = 2.0
+    head_max_pt: float = 16.0
+    head_reach_pt: float = 4.0  # an arrowhead lies within this of a stroke's end
+    attach_pt: float = 9.0  # a stroke end this far short of a box (its erased border and shadow) reaches it
+    stub_max_pt: float = 14.0  # the longest stem of an arrow between two boxes that may be lost in a scan
+    snap_pt: float = 16.0  # a shaded box whose fill fades out is widened to a border stroke this close
+    snap_cover: float = 0.8  # ... that runs along this share of the box's side
+    # text
+    box_psm: int = 6  # tesseract page segmentation for the text of one box (a uniform block)
+    free_psm: int = 11  # for text outside boxes (sparse text)
+    box_inset_pt: float = 2.0
+    min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
+    min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
+    ocr_timeout_s: float = 60.0
+    route: ScanRoute = ScanRoute.HYBRID
+
+
+DEFAULT_SETTINGS = ScanSettings()

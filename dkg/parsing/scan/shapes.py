@@ -1,0 +1,171 @@
+"""Step 2: boxes — the insides of outlined shapes (contour holes) and solid shaded regions (fills)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from dkg.parsing.scan.binarise import PageImage
+from dkg.parsing.scan.settings import ScanSettings
+
+Rect = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels (x1, y1 exclusive)
+
+
+@dataclass(frozen=True)
+class FoundShape:
+    """One box candidate in pixels: its rectangle, kind (rect, rounded, diamond), corner points, whether it
+    was found as a shaded fill, and the area it covers with its border and shadow (erased before connectors)."""
+
+    rect: Rect
+    kind: str
+    points: tuple[tuple[int, int], ...]
+    filled: bool
+    cover: Rect
+
+
+def _overlap(a: Rect, b: Rect) -> int:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(0, w) * max(0, h)
+
+
+def _area(r: Rect) -> int:
+    return max(0, r[2] - r[0]) * max(0, r[3] - r[1])
+
+
+def _classify(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> tuple[str, np.ndarray] | None:
+    x0, y0, x1, y1 = rect
+    fill = cv2.contourArea(contour) / float(max(1, (x1 - x0) * (y1 - y0)))
+    approx = cv2.approxPolyDP(contour, 0.02 * cv2.arcLength(contour, True), True).reshape(-1, 2)
+    if fill >= settings.min_rectangularity:
+        return ("rect" if len(approx) <= 4 else "rounded"), approx
+    low, high = settings.diamond_fill
+    if len(approx) == 4 and low <= fill <= high:
+        return "diamond", approx
+    return None
+
+
+def _size_ok(rect: Rect, page: PageImage, settings: ScanSettings) -> bool:
+    w, h = rect[2] - rect[0], rect[3] - rect[1]
+    page_area = page.gray.shape[0] * page.gray.shape[1]
+    return (w >= settings.min_box_width_pt * page.ppt and h >= settings.min_box_height_pt * page.ppt
+            and w * h <= settings.max_box_page_share * page_area)
+
+
+def outlined_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
+    """Holes of the ink mask (two-level contour hierarchy) shaped like a box and holding some ink."""
+    contours, hierarchy = cv2.findContours(page.ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    found: list[FoundShape] = []
+    if hierarchy is None:
+        return found
+    border = page.px(settings.border_pt)
+    for index, contour in enumerate(contours):
+        if hierarchy[0][index][3] == -1:  # an outer boundary, not a hole
+            continue
+        x, y, w, h = cv2.boundingRect(contour)
+        rect = (x, y, x + w, y + h)
+        if not _size_ok(rect, page, settings):
+            continue
+        classified = _classify(contour, rect, settings)
+        if classified is None:
+            continue
+        kind, approx = classified
+        inside = page.ink[y + border: y + h - border, x + border: x + w - border]
+        if inside.size == 0 or np.count_nonzero(inside) < settings.min_text_ink * inside.size:
+            continue  # an empty area fenced in by connectors
+        grown = (x - border, y - border, x + w + border, y + h + border)
+        points = tuple((int(px), int(py)) for px, py in approx) if kind == "diamond" else ()
+        found.append(FoundShape(grown, kind, points, False, grown))
+    return found
+
+
+def filled_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
+    """Solid shaded regions (grey or coloured boxes, bands): the fill mask opened wider than text strokes."""
+    k = page.px(settings.fill_open_pt, 3)
+    opened = cv2.morphologyEx(page.fill, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=4)
+    found: list[FoundShape] = []
+    for label in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[label])
+        rect = (x, y, x + w, y + h)
+        if not _size_ok(rect, page, settings) or area < settings.min_rectangularity * w * h:
+            continue
+        rect = _grow_faint(rect, page, settings)
+        found.append(FoundShape(rect, "rect", (), True, rect))
+    return found
+
+
+def _grow_faint(rect: Rect, page: PageImage, settings: ScanSettings) -> Rect:
+    """Grow a shaded box over the pale end of its graded fill (rows/columns still mostly faint fill), at most
+    ``snap_pt`` on each side: the fill of many published boxes fades to white at the top."""
+    x0, y0, x1, y1 = rect
+    limit = page.px(settings.snap_pt)
+    h, w = page.faint.shape
+    share = settings.faint_share
+    for _ in range(limit):
+        if y0 <= 0 or np.count_nonzero(page.faint[y0 - 1, x0:x1]) < share * (x1 - x0):
+            break
+        y0 -= 1
+    for _ in range(limit):
+        if x0 <= 0 or np.count_nonzero(page.faint[y0:y1, x0 - 1]) < share * (y1 - y0):
+            break
+        x0 -= 1
+    for _ in range(limit):
+        if x1 >= w or np.count_nonzero(page.faint[y0:y1, x1]) < share * (y1 - y0):
+            break
+        x1 += 1
+    return (x0, y0, x1, y1)
+
+
+def find_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
+    """Outlined and filled candidates, one per box: of a double frame only the inner outline is kept, and a
+    fill that repeats an outlined box (the same box with its drop shadow) widens that box's cover instead of
+    adding a box."""
+    outlined = outlined_shapes(page, settings)
+    filled = filled_shapes(page, settings)
+    kept = [shape for shape in outlined if not any(
+        other is not shape and _overlap(shape.rect, other.rect) == _area(other.rect)
+        and _area(other.rect) >= settings.duplicate_overlap * _area(shape.rect) for other in outlined)]
+    result: list[FoundShape] = []
+    for shape in kept:
+        cover = shape.cover
+        for fill in filled:
+            if _overlap(shape.rect, fill.rect) >= settings.duplicate_overlap * min(_area(shape.rect), _area(fill.rect)):
+                cover = (min(cover[0], fill.rect[0]), min(cover[1], fill.rect[1]),
+                         max(cover[2], fill.rect[2]), max(cover[3], fill.rect[3]))
+        result.append(FoundShape(shape.rect, shape.kind, shape.points, shape.filled, cover))
+    for fill in filled:
+        if not any(_overlap(fill.rect, s.rect) >= settings.duplicate_overlap * min(_area(fill.rect), _area(s.rect))
+                   for s in kept):
+            result.append(fill)
+    return result
+
+
+def snap_to_borders(shapes: list[FoundShape], level: list[tuple[float, float, float]],
+                    upright: list[tuple[float, float, float]], page: PageImage, settings: ScanSettings
+                    ) -> tuple[list[FoundShape], set[int], set[int]]:
+    """Widen each shaded box whose graded fill fades to paper at its top or left to the border stroke drawn
+    there (``level``: ``(y, x0, x1)``, ``upright``: ``(x, y0, y1)``); return the boxes and the indices of the
+    strokes used as borders."""
+    reach = settings.snap_pt * page.ppt
+    used_level: set[int] = set()
+    used_upright: set[int] = set()
+    out: list[FoundShape] = []
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.rect
+        if shape.filled:
+            width, height = x1 - x0, y1 - y0
+            for i, (y, a, b) in enumerate(level):
+                if 0 < y0 - y <= reach and min(b, x1) - max(a, x0) >= settings.snap_cover * width:
+                    y0 = int(y)
+                    used_level.add(i)
+            for i, (x, a, b) in enumerate(upright):
+                if 0 < x0 - x <= reach and min(b, y1) - max(a, y0) >= settings.snap_cover * height:
+                    x0 = int(x)
+                    used_upright.add(i)
+        rect = (x0, y0, x1, y1)
+        cover = (min(rect[0], shape.cover[0]), min(rect[1], shape.cover[1]), shape.cover[2], shape.cover[3])
+        out.append(FoundShape(rect, shape.kind, shape.points, shape.filled, cover))
+    return out, used_level, used_upright

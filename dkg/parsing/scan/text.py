@@ -1,0 +1,107 @@
+"""Step 4: text per shape (tesseract's own layout analysis on each box, one PSM per box) and text outside
+boxes (sparse text: connector labels, titles, page codes)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import cv2
+import numpy as np
+
+from dkg.errors import ServiceError
+from dkg.parsing.geometry import BBox
+from dkg.parsing.models import Token
+from dkg.parsing.scan.binarise import PageImage
+from dkg.parsing.scan.settings import ScanSettings
+from dkg.parsing.scan.shapes import FoundShape
+from dkg.services.tesseract import tesseract_path
+
+KEPT_SIGNS = frozenset("()+-/<>=%&:;,.?\u2022")
+# what tesseract reads for a bullet that opens a line of text
+BULLET_READS = frozenset({"e", "©", "@", "¢", "«", "*", "°", "o", "\u2022"})
+
+
+def _image_to_data(image: np.ndarray, psm: int, timeout_s: float) -> dict[str, list[Any]]:
+    import pytesseract
+    from PIL import Image
+
+    pytesseract.pytesseract.tesseract_cmd = tesseract_path()
+    try:
+        data: dict[str, list[Any]] = pytesseract.image_to_data(
+            Image.fromarray(image), lang="eng", config=f"--psm {psm}", output_type=pytesseract.Output.DICT,
+            timeout=timeout_s)
+    except pytesseract.TesseractError as exc:
+        raise ServiceError(f"tesseract failed (status {exc.status}): {exc.message}") from exc
+    except RuntimeError as exc:  # pytesseract's timeout
+        raise ServiceError(f"tesseract did not finish within {timeout_s:.0f} s; try a lower --dpi") from exc
+    return data
+
+
+def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: float, min_conf: float
+                    ) -> list[Token]:
+    """Tesseract words → tokens in points, one size per OCR line (so no word reads as a superscript), with a
+    space token between neighbouring words of a line."""
+    lines: dict[tuple[int, int, int], list[tuple[str, int, int, int, int]]] = defaultdict(list)
+    for i, text in enumerate(data.get("text", [])):
+        word = str(text).strip()
+        if not any(c.isalnum() for c in word) and word not in KEPT_SIGNS and word not in BULLET_READS:
+            continue  # a border remnant or speck read as ``|``, ``_``, ``—``
+        if float(data["conf"][i]) < min_conf:
+            continue
+        left, top, width, height = (int(data[k][i]) for k in ("left", "top", "width", "height"))
+        key = (int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))
+        lines[key].append((word, left, top, width, height))
+    ox, oy = offset
+    tokens: list[Token] = []
+    for words in lines.values():
+        words.sort(key=lambda w: w[1])
+        if len(words) > 1 and words[0][0] in BULLET_READS:
+            words[0] = ("\u2022", *words[0][1:])
+        size = max(h for *_, h in words) / scale
+        previous: BBox | None = None
+        for word, left, top, width, height in words:
+            bbox = BBox((ox + left) / scale, (oy + top) / scale, (ox + left + width) / scale,
+                        (oy + top + height) / scale)
+            if previous is not None and bbox.x0 > previous.x1:
+                tokens.append(Token(" ", BBox(previous.x1, previous.top, bbox.x0, previous.bottom), size))
+            tokens.append(Token(word, bbox, size))
+            previous = bbox
+    return tokens
+
+
+def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings) -> list[Token]:
+    """The words inside each shape, read as one uniform block of text per shape."""
+    inset = page.px(settings.box_inset_pt)
+    pad = page.px(3.0)
+    h, w = page.gray.shape
+    tokens: list[Token] = []
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.rect
+        x0, y0 = max(0, x0 + inset), max(0, y0 + inset)
+        x1, y1 = min(w, x1 - inset), min(h, y1 - inset)
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        crop = np.ascontiguousarray(page.gray[y0:y1, x0:x1])
+        crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
+        data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
+        tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf)
+    return tokens
+
+
+def free_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings) -> list[Token]:
+    """Words outside the shapes (connector labels, titles, footers), with the boxes blanked out."""
+    image = page.gray.copy()
+    h, w = image.shape
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.cover
+        image[max(0, y0): min(h, y1), max(0, x0): min(w, x1)] = 255
+    data = _image_to_data(image, settings.free_psm, settings.ocr_timeout_s)
+    return [t for t in words_to_tokens(data, (0, 0), page.ppt, settings.min_free_conf)
+            if not t.text.strip() or any(c.isalnum() for c in t.text)]
+
+
+def token_rects(tokens: list[Token], ppt: float) -> list[tuple[int, int, int, int]]:
+    """Pixel rectangles of the visible tokens."""
+    return [(int(t.bbox.x0 * ppt), int(t.bbox.top * ppt), int(t.bbox.x1 * ppt) + 1, int(t.bbox.bottom * ppt) + 1)
+            for t in tokens if t.text.strip()]

@@ -1,0 +1,135 @@
+"""The scanned-page pipeline's steps on drawn pages: binarise/deskew → shapes → connectors and arrowheads,
+text tokens from tesseract's word table, and the choice of reader (``dkg.parsing.scan``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+from dkg.parsing.models import PagePrimitives
+from dkg.parsing.scan import route as scan_route
+from dkg.parsing.scan.binarise import binarise
+from dkg.parsing.scan.connectors import find_connectors
+from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanRoute, ScanSettings
+from dkg.parsing.scan.shapes import find_shapes
+from dkg.parsing.scan.text import words_to_tokens
+
+PPT = 300 / 72  # pixels per point of the drawn pages
+WIDTH_PT, HEIGHT_PT = 300.0, 300.0
+
+
+def _px(points: float) -> int:
+    return int(round(points * PPT))
+
+
+def _page(skew_deg: float = 0.0) -> np.ndarray:
+    """A grey-filled box without outline (text black, fill fading to white at its top, a drop shadow) above
+    an outlined white box, joined by a thin vertical connector ending in a small solid arrowhead; JPEG noise."""
+    w, h = _px(WIDTH_PT), _px(HEIGHT_PT)
+    img = np.full((h, w), 248, np.uint8)
+    x0, y0, x1, y1 = _px(60), _px(40), _px(240), _px(100)
+    cv2.rectangle(img, (x0 + _px(3), y0 + _px(3)), (x1 + _px(3), y1 + _px(3)), 150, -1)  # drop shadow
+    for y in range(y0, y1):  # graded fill: 244 at the top to 200 at the bottom
+        img[y, x0:x1] = int(244 - 44 * (y - y0) / (y1 - y0))
+    cv2.putText(img, "Assess rhythm", (x0 + _px(10), y0 + _px(35)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 4)
+    bx0, by0, bx1, by1 = _px(60), _px(170), _px(240), _px(230)
+    cv2.rectangle(img, (bx0, by0), (bx1, by1), 20, 3)
+    cv2.putText(img, "Treat cause", (bx0 + _px(10), by0 + _px(35)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 4)
+    cx = _px(150)
+    cv2.line(img, (cx, y1 + _px(4)), (cx, by0 - _px(6)), 10, 3)
+    head = np.array([[cx - _px(3), by0 - _px(7)], [cx + _px(3), by0 - _px(7)], [cx, by0 - 1]], np.int32)
+    cv2.fillPoly(img, [head], 10)
+    if skew_deg:
+        matrix = cv2.getRotationMatrix2D((w / 2, h / 2), skew_deg, 1.0)
+        img = cv2.warpAffine(img, matrix, (w, h), borderValue=248)
+    rng = np.random.default_rng(7)
+    img = np.clip(img.astype(np.int16) + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 55])
+    assert ok
+    return cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+
+
+@pytest.mark.parametrize("skew", [0.0, 1.2])
+def test_shapes_find_the_graded_filled_box_and_the_outlined_box(skew: float) -> None:
+    page = binarise(_page(skew), WIDTH_PT, DEFAULT_SETTINGS)
+    shapes = sorted(find_shapes(page, DEFAULT_SETTINGS), key=lambda s: s.rect[1])
+    assert len(shapes) == 2
+    filled, outlined = shapes
+    assert filled.filled and not outlined.filled
+    # the filled box reaches its pale top (grown over the faint end of the fill), not just its dark half
+    assert abs(filled.rect[1] / PPT - 40) <= 6 and abs(filled.rect[3] / PPT - 100) <= 6
+    assert abs(outlined.rect[1] / PPT - 170) <= 4 and abs(outlined.rect[3] / PPT - 230) <= 4
+    if skew:
+        assert abs(page.skew_deg + skew) <= 0.3  # the rotation that undoes the skew
+
+
+def test_connectors_find_the_stroke_and_its_arrowhead_between_the_boxes() -> None:
+    page = binarise(_page(), WIDTH_PT, DEFAULT_SETTINGS)
+    shapes = find_shapes(page, DEFAULT_SETTINGS)
+    found = find_connectors(page, shapes, [], DEFAULT_SETTINGS)
+    upright = [s for s in found.strokes if abs(s.a[0] - s.b[0]) < 2 and abs(s.a[1] - s.b[1]) > _px(20)]
+    assert len(upright) == 1
+    assert abs(upright[0].a[0] / PPT - 150) <= 2
+    assert len(found.heads) == 1
+    hx0, hy0, hx1, hy1 = found.heads[0].rect
+    assert hx0 / PPT <= 150 <= hx1 / PPT and 160 <= hy1 / PPT <= 171
+
+
+def test_box_text_is_not_taken_for_connector_strokes() -> None:
+    page = binarise(_page(), WIDTH_PT, DEFAULT_SETTINGS)
+    shapes = find_shapes(page, DEFAULT_SETTINGS)
+    found = find_connectors(page, shapes, [], DEFAULT_SETTINGS)
+    for stroke in found.strokes:  # every stroke lies in the gap between the boxes, none inside a box
+        for shape in shapes:
+            x0, y0, x1, y1 = shape.rect
+            mid = ((stroke.a[0] + stroke.b[0]) / 2, (stroke.a[1] + stroke.b[1]) / 2)
+            assert not (x0 < mid[0] < x1 and y0 < mid[1] < y1)
+
+
+def _word_table(words: list[tuple[str, float, int, int, int, int, int]]) -> dict[str, list[object]]:
+    keys = ("text", "conf", "left", "top", "width", "height", "line_num")
+    table: dict[str, list[object]] = {k: [w[i] for w in words] for i, k in enumerate(keys)}
+    table["block_num"] = [1] * len(words)
+    table["par_num"] = [1] * len(words)
+    return table
+
+
+def test_words_become_tokens_with_one_size_per_line_spaces_and_bullets() -> None:
+    table = _word_table([
+        ("e", 90.0, 0, 10, 8, 8, 1), ("Heart", 95.0, 20, 0, 60, 30, 1), ("block", 95.0, 90, 0, 60, 30, 1),
+        ("|", 20.0, 200, 0, 4, 40, 1), ("noise", 5.0, 0, 50, 40, 30, 2),
+    ])
+    tokens = words_to_tokens(table, (100, 200), 2.0, min_conf=10.0)
+    texts = [t.text for t in tokens]
+    assert texts == ["\u2022", " ", "Heart", " ", "block"]  # the bar and the unsure word are dropped
+    assert {t.size for t in tokens} == {15.0}
+    assert tokens[2].bbox.x0 == (100 + 20) / 2.0 and tokens[2].bbox.top == 200 / 2.0
+
+
+def test_scan_route_from_environment_names_what_is_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(scan_route.ROUTE_ENV, "pipeline")
+    assert scan_route.settings_from_env().route is ScanRoute.PIPELINE
+    monkeypatch.setenv(scan_route.ROUTE_ENV, "magic")
+    with pytest.raises(ValueError, match="pipeline, legacy, hybrid"):
+        scan_route.settings_from_env()
+
+
+def test_hybrid_route_reads_a_page_the_legacy_reader_fails_on_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dkg.parsing.raster as raster
+
+    def broken(*_: object) -> PagePrimitives:
+        raise IndexError("index 287 is out of bounds for axis 1 with size 287")
+
+    piped = PagePrimitives(1, WIDTH_PT, HEIGHT_PT, "ocr")
+    monkeypatch.setattr(raster, "raster_primitives", broken)
+    monkeypatch.setattr(scan_route, "pipeline_primitives", lambda *a, **k: piped)
+    prims, issues = scan_route.scanned_primitives(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT,
+                                                  ScanSettings(route=ScanRoute.HYBRID))
+    assert prims is piped
+    assert len(issues) == 1 and "IndexError: index 287" in issues[0] and "scan pipeline" in issues[0]
+    with pytest.raises(IndexError):
+        scan_route.scanned_primitives(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT,
+                                      dataclasses.replace(DEFAULT_SETTINGS, route=ScanRoute.LEGACY))
