@@ -415,6 +415,11 @@ class ClinicalLexicon:
             used[start:end] = [True] * (end - start)
             return True
 
+        # facts written as 'key=value' (the clinician page's follow-up form adds them so): any vocabulary key
+        for m in _STATED.finditer(text):
+            stated = _stated_value(m["key"], m["value"])
+            if stated is not None and claim(m["key"], m.start(), m.end()):
+                reading.facts.append(FactSpan(m["key"], stated, m.start(), m.end(), "pattern"))
         for entry, regex in self.patterns:
             for m in regex.finditer(text):
                 value = self._pattern_value(entry, m)
@@ -468,6 +473,26 @@ class ClinicalLexicon:
         if spec.minimum is not None and spec.maximum is not None and not spec.minimum <= number <= spec.maximum:
             return None
         return round(number, 2)
+
+
+_STATED = re.compile(r"(?<![a-z_])(?P<key>" + "|".join(sorted(map(re.escape, VOCABULARY), key=len, reverse=True))
+                     + r")\s?=\s?(?P<value>[a-z0-9_+.\-]+)")
+
+
+def _stated_value(key: str, value: str) -> FactValue | None:
+    """The value of a 'key=value' fact when it is one the vocabulary allows (a number within range for a
+    numeric key, one of the values of a categorical key), else None."""
+    spec = VOCABULARY[key]
+    if spec.kind is KeyKind.NUMERIC:
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        low = spec.minimum if spec.minimum is not None else float("-inf")
+        high = spec.maximum if spec.maximum is not None else float("inf")
+        return number if low <= number <= high else None
+    canonical = {v.lower(): v for v in spec.values}
+    return canonical.get(value) if canonical else None
 
 
 @lru_cache(maxsize=1)

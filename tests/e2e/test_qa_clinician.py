@@ -77,3 +77,16 @@ def test_out_of_scope_request_is_refused_with_a_reason(service: TextToCypherServ
     answer = service.answer(question)
     assert not answer.answered and not answer.matched_nodes
     assert reason in (answer.no_answer_reason or "")
+
+
+def test_re_asking_with_the_missing_facts_moves_the_answer_along(service: TextToCypherService) -> None:
+    # the clinician page's follow-up form appends the chosen values as 'key=value' and asks again
+    question = ("48 year old man, BCR-ABL1 positive B-lineage ALL on marrow; fitness and other illnesses "
+                "not assessed yet. What comes before induction?")
+    first = service.answer(question)
+    assert first.answered and "comorbidity" in [m.key for m in first.missing_facts]
+    allowed = next(m.allowed for m in first.missing_facts if m.key == "comorbidity")
+    assert "none" in allowed
+    again = service.answer(f"{question} (comorbidity=none)")
+    assert again.answered and again.matched_nodes != first.matched_nodes
+    assert "comorbidity" not in [m.key for m in again.missing_facts]

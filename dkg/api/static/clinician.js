@@ -31,6 +31,37 @@
     }
   }
 
+  // The facts a clarifying answer asks for, as a form: one field per missing fact with its allowed values.
+  // Submitting re-asks the question with the facts added as "key=value", which the fact reader understands.
+  const STATED = /\s*\((?:[a-z_]+=[^;()]+;?\s*)+\)\s*$/;
+  function showFollowUp(question, missing) {
+    const form = $("followup");
+    form.hidden = !missing.length;
+    form.dataset.question = question;
+    $("followup-fields").replaceChildren(...missing.map((m) => {
+      const id = "fact-" + m.key;
+      const categorical = m.allowed.every((v) => /^[A-Za-z0-9_+-]+$/.test(v));
+      const field = categorical
+        ? el("select", { id, name: m.key }, el("option", { value: "", text: "— choose —" }),
+             ...m.allowed.map((v) => el("option", { value: v, text: v })))
+        : el("input", { id, name: m.key, type: "number", step: "any", placeholder: m.allowed.join(" / ") });
+      return el("div", { class: "row" }, el("label", { for: id, text: `${m.description} (${m.allowed.join(" / ")})` }), field);
+    }));
+  }
+
+  $("followup").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const form = $("followup");
+    const added = [...form.querySelectorAll("select, input")].filter((f) => f.value.trim())
+      .map((f) => `${f.name}=${f.value.trim()}`);
+    if (!added.length) { status($("ask-status"), "Choose at least one value to ask again.", "error"); return; }
+    const base = form.dataset.question || $("question").value;
+    const earlier = (base.match(STATED) || [""])[0].replace(/[()\s]/g, "").split(";").filter(Boolean);
+    const facts = [...earlier.filter((f) => !added.some((a) => a.split("=")[0] === f.split("=")[0])), ...added];
+    $("question").value = base.replace(STATED, "") + " (" + facts.join("; ") + ")";
+    $("ask-form").requestSubmit();
+  });
+
   $("ask-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const question = $("question").value.trim();
@@ -45,6 +76,7 @@
       $("route").textContent = a.route;
       $("answer").textContent = a.answer || ("No answer: " + a.no_answer_reason);
       $("notes").textContent = res.notes.length ? "Notes: " + res.notes.join(" · ") : "";
+      showFollowUp(question, a.missing_facts || []);
       $("cypher").textContent = a.cypher ? a.cypher + (Object.keys(a.cypher_params).length ? "\n// params: " + JSON.stringify(a.cypher_params) : "")
                                          : "— (no Cypher: answered by retrieval)";
       $("evidence").replaceChildren(...a.evidence.slice(0, 10).map((e) => el("li", {},
