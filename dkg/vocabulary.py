@@ -115,11 +115,13 @@ Entry = Annotated[NumericEntry | CategoricalEntry | BooleanEntry, Field(discrimi
 
 
 class VocabularyFile(BaseModel):
-    """One vocabulary file: optional unit definitions (base file only) and keys."""
+    """One vocabulary file: unit definitions and proposal hints (base file only) and keys."""
 
     model_config = ConfigDict(extra="forbid")
 
     units: dict[StrictStr, StrictStr] = {}
+    proposal_units: dict[StrictStr, StrictStr] = {}
+    """Phrase in a new key's name → the unit to propose when the box states none (``glucose: mg/dL``)."""
     keys: dict[Annotated[str, Field(pattern=KEY_PATTERN)], Entry] = {}
 
 
@@ -196,11 +198,13 @@ def merge(base: VocabularyFile, guidelines: Iterable[tuple[str, VocabularyFile]]
         if isinstance(entry, NumericEntry):
             check_unit(entry.unit, name, base_where, base.units)
         merged[name] = to_spec(name, entry, "base")
+    for phrase, unit in base.proposal_units.items():
+        check_unit(unit, f"proposal_units.{phrase}", base_where, base.units)
     for guideline, file in guidelines:
         where = f"vocabulary of guideline {guideline!r}"
-        if file.units:
-            raise VocabularyError(f"{where}: `units:` belongs in the base vocabulary ({BASE_FILE.name}), where "
-                                  "every guideline can use them")
+        if file.units or file.proposal_units:
+            raise VocabularyError(f"{where}: `units:` and `proposal_units:` belong in the base vocabulary "
+                                  f"({BASE_FILE.name}), where every guideline can use them")
         for name, entry in file.keys.items():
             if name in merged:
                 owner = merged[name].source
@@ -232,7 +236,21 @@ def reload_vocabulary(base_file: Path = BASE_FILE, root: Path = GUIDELINES_ROOT)
     fresh = load_vocabulary(base_file, root)
     VOCABULARY.clear()
     VOCABULARY.update(fresh)
+    proposal_units.cache_clear()
+    base_units.cache_clear()
     return VOCABULARY
+
+
+@cache
+def base_units(base_file: Path = BASE_FILE) -> dict[str, str]:
+    """The unit definitions of the base vocabulary (name → pint expression)."""
+    return dict(read_file(base_file).units)
+
+
+@cache
+def proposal_units(base_file: Path = BASE_FILE) -> dict[str, str]:
+    """The base vocabulary's unit hints for proposed numeric keys (phrase → pint unit)."""
+    return dict(read_file(base_file).proposal_units)
 
 
 def entry_of(spec: KeySpec) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from dkg.errors import ConstraintError
@@ -56,13 +56,19 @@ def _property_names_of(key: str) -> list[str]:
     return [key, f"{key}_not"]
 
 
-# typed property name -> its vocabulary key
-_KEY_OF_PROPERTY = {name: key for key in VOCABULARY for name in _property_names_of(key)}
+@cache
+def _key_of_property_for(keys: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return {name: key for key, _ in keys for name in _property_names_of(key)}
+
+
+def _key_of_property() -> dict[str, str]:
+    """Typed property name → its vocabulary key, for the vocabulary as it is now (it can be reloaded)."""
+    return _key_of_property_for(tuple((key, spec.kind.value) for key, spec in VOCABULARY.items()))
 
 
 def constraint_property_names() -> list[str]:
     """Every typed property name the vocabulary can produce (used to clear and to read them back)."""
-    return list(_KEY_OF_PROPERTY)
+    return list(_key_of_property())
 
 
 def _number_of(c: Constraint) -> float:
@@ -153,8 +159,9 @@ def refuse_two_bounds_on_one_side(constraints: Iterable[Constraint]) -> None:
 def properties_to_constraints(props: Mapping[str, Any]) -> list[Constraint]:
     """Canonical constraints read back from typed properties (inverse of :func:`constraints_to_properties`)."""
     out: list[Constraint] = []
-    present = {_KEY_OF_PROPERTY[name] for name, value in props.items()
-               if value is not None and name in _KEY_OF_PROPERTY}
+    key_of_property = _key_of_property()
+    present = {key_of_property[name] for name, value in props.items()
+               if value is not None and name in key_of_property}
     for spec in VOCABULARY.values():
         k = spec.name
         if k not in present:

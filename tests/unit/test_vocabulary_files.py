@@ -125,7 +125,7 @@ def test_bad_key_names_and_guideline_units_are_refused(tree: tuple[Path, Path]) 
     with pytest.raises(VocabularyError, match=r"String should match pattern"):
         load_vocabulary(base, root)
     write(root / "stroke" / "vocabulary.yaml", {"units": {"bpm": "1/min"}, "keys": {}})
-    with pytest.raises(VocabularyError, match=r"`units:` belongs in the base vocabulary"):
+    with pytest.raises(VocabularyError, match=r"`units:` and `proposal_units:` belong in the base vocabulary"):
         load_vocabulary(base, root)
 
 

@@ -1,0 +1,211 @@
+"""`dkg onboard`, `dkg review …`, `dkg publish`, `dkg unpublish`: a new guideline through a review gate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from dkg.cli.common import app, cell, console, echo, friendly_errors
+
+review_app = typer.Typer(help="Review a draft guideline version: list, accept, edit or reject its items "
+                              "(boxes n…, arrows e…, proposed keys k:…). Every action is audited.",
+                         no_args_is_help=True)
+app.add_typer(review_app, name="review")
+
+GUIDELINE = typer.Argument(..., help="Guideline name.")
+VERSION = typer.Argument(..., help="Version.")
+WHO = typer.Option(None, "--who", help="Curator recorded in the audit trail (default $DKG_CURATOR or the user).")
+REASON = typer.Option("", "--reason", help="Why (kept in the audit trail).")
+
+
+@app.command("onboard")
+@friendly_errors
+def onboard_command(
+    pdf: Path = typer.Argument(..., help="Guideline PDF (born-digital or scanned)."),
+    guideline: str = typer.Option(..., "--guideline", "-g", help="Name of the new guideline (letters, digits, -_)."),
+    version: str = typer.Option(..., "--version", "-v", help="Its version, e.g. 1.2026."),
+    pages: str | None = typer.Option(None, "--pages", help="Pages to read, 1-based: '3-9' or '1,4' (default all)."),
+    title: str = typer.Option("", "--title", help="Title shown with the guideline."),
+    ocr: str = typer.Option("auto", "--ocr", help="auto: OCR pages without a text layer; always; never."),
+    overlay: bool = typer.Option(True, "--overlay/--no-overlay", help="Write review pictures of each page."),
+    who: str | None = WHO,
+) -> None:
+    """Parse, extract and load a PDF as a DRAFT (invisible to clinicians) for review; refused if it exists."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.onboard import onboard
+
+    with open_graph() as graph:
+        report = onboard(graph, pdf, guideline, version, pages=pages, title=title, ocr=ocr, overlays=overlay,
+                         who=who, echo=echo)
+    echo(f"draft {guideline} {version}: {report.nodes} boxes, {report.edges} arrows, {report.constraints} "
+         f"constraints, {len(report.proposed_keys)} proposed key(s)"
+         + (f" ({', '.join(report.proposed_keys)})" if report.proposed_keys else ""))
+    if report.overlays:
+        echo(f"review pictures: {report.overlays[0].parent}")
+    echo(f"next: `dkg review list {guideline} {version}`, then accept / edit / reject, then "
+         f"`dkg publish {guideline} {version}`")
+
+
+@review_app.command("drafts")
+@friendly_errors
+def drafts_command() -> None:
+    """Every draft with its number of items and of items still pending."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import list_drafts
+
+    with open_graph() as graph:
+        rows = list_drafts(graph)
+    table = Table("guideline", "version", "items", "pending")
+    for r in rows:
+        table.add_row(cell(r["guideline"]), cell(r["version"]), str(r["items"]), str(r["pending"]))
+    console.print(table)
+
+
+@review_app.command("list")
+@friendly_errors
+def list_command(guideline: str = GUIDELINE, version: str = VERSION,
+                 pending_only: bool = typer.Option(False, "--pending", help="Only items not yet reviewed."),
+                 as_json: bool = typer.Option(False, "--json", help="Print the items as JSON.")) -> None:
+    """The items of a draft: id, kind, status, text / label / key, constraints."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import PENDING, draft_items
+
+    with open_graph() as graph:
+        items = [i for i in draft_items(graph, guideline, version) if not pending_only or i.status == PENDING]
+    if as_json:
+        echo(json.dumps([i.__dict__ for i in items], indent=2))
+        return
+    boxes = {i.item: i.content for i in items if i.kind == "node"}
+    table = Table("item", "kind", "status", "text / arrow / key", "constraints")
+    for i in items:
+        text = i.content
+        if i.kind == "edge":
+            text = f"{i.head} → {i.tail}" + (f" [{i.content}]" if i.content else "") + \
+                f"  ({boxes.get(i.head, '')[:30]} → {boxes.get(i.tail, '')[:30]})"
+        elif i.kind == "key":
+            text = f"{i.content}: {i.entry}"
+        table.add_row(cell(i.item), cell(i.kind), cell(i.status), cell(text[:110]), cell("; ".join(i.constraints)))
+    console.print(table)
+
+
+def _review(guideline: str, version: str, items: list[str], action: str, all_pending: bool, who: str | None,
+            reason: str) -> None:
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import OnboardingError, draft_items, pending, review
+
+    with open_graph() as graph:
+        if all_pending:
+            items = [i.item for i in pending(draft_items(graph, guideline, version))]
+        if not items:
+            raise OnboardingError("name the items to review (e.g. n3 e5 k:blood_glucose) or pass --all")
+        for item in items:
+            review(graph, guideline, version, item, action, who=who, reason=reason)  # type: ignore[arg-type]
+    echo(f"{action}ed {len(items)} item(s)" if action != "accept" else f"accepted {len(items)} item(s)")
+
+
+@review_app.command("accept")
+@friendly_errors
+def accept_command(guideline: str = GUIDELINE, version: str = VERSION,
+                   items: list[str] = typer.Argument(None, help="Item ids (n3, e5, k:blood_glucose)."),
+                   all_pending: bool = typer.Option(False, "--all", help="Accept every pending item."),
+                   who: str | None = WHO, reason: str = REASON) -> None:
+    """Accept items as they are."""
+    _review(guideline, version, list(items or []), "accept", all_pending, who, reason)
+
+
+@review_app.command("reject")
+@friendly_errors
+def reject_command(guideline: str = GUIDELINE, version: str = VERSION,
+                   items: list[str] = typer.Argument(None, help="Item ids."),
+                   all_pending: bool = typer.Option(False, "--all", help="Reject every pending item."),
+                   who: str | None = WHO, reason: str = REASON) -> None:
+    """Reject items: a rejected box or arrow is left out on publishing; a rejected key drops its constraints."""
+    _review(guideline, version, list(items or []), "reject", all_pending, who, reason)
+
+
+@review_app.command("edit")
+@friendly_errors
+def edit_command(
+    guideline: str = GUIDELINE, version: str = VERSION,
+    item: str = typer.Argument(..., help="Item id."),
+    text: str | None = typer.Option(None, "--text", help="New box text or arrow label."),
+    constraints: str | None = typer.Option(None, "--constraints",
+                                           help="New constraints, ';'-separated ('' for none): 'heart_rate<60; "
+                                                "pulse_present=yes'."),
+    unit: str | None = typer.Option(None, "--unit", help="Proposed key: its pint unit (mg/dL, 1/min, mmHg)."),
+    value_range: str | None = typer.Option(None, "--range", help="Proposed key: plausible range 'lo,hi'."),
+    description: str | None = typer.Option(None, "--description", help="Proposed key: description."),
+    who: str | None = WHO, reason: str = REASON,
+) -> None:
+    """Edit an item (its text, constraints, or a proposed key's unit / range / description); audited."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import OnboardingError, draft_items, review
+
+    with open_graph() as graph:
+        entry = None
+        if unit is not None or value_range is not None or description is not None:
+            current = {i.item: i for i in draft_items(graph, guideline, version)}.get(item)
+            if current is None or current.kind != "key":
+                raise OnboardingError(f"--unit/--range/--description edit a proposed key (k:…), not {item!r}")
+            entry = current.key_entry
+            if unit is not None:
+                entry["unit"] = unit
+            if description is not None:
+                entry["description"] = description
+            if value_range is not None:
+                try:
+                    lo, hi = (float(x) for x in value_range.split(","))
+                except ValueError as exc:
+                    raise OnboardingError(f"--range {value_range!r}: write two numbers 'lo,hi'") from exc
+                entry["range"] = [lo, hi]
+        parts = None if constraints is None else [c for c in constraints.split(";") if c.strip()]
+        review(graph, guideline, version, item, "edit", content=text, constraints=parts, entry=entry, who=who,
+               reason=reason)
+    echo(f"edited {item}")
+
+
+@review_app.command("history")
+@friendly_errors
+def history_command(guideline: str = GUIDELINE, version: str = VERSION) -> None:
+    """The audit trail of a version's onboarding, review, publishing and unpublishing."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import review_history
+
+    with open_graph() as graph:
+        rows = review_history(graph, guideline, version)
+    table = Table("at", "who", "action", "item", "reason", "after")
+    for r in rows:
+        table.add_row(cell(r["at"][:19]), cell(r["who"]), cell(r["action"]), cell(r["item"]), cell(r["reason"]),
+                      cell(str(r["after"])[:60]))
+    console.print(table)
+
+
+@app.command("publish")
+@friendly_errors
+def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str | None = WHO,
+                    reason: str = REASON) -> None:
+    """Make a fully reviewed draft visible to clinicians, atomically (refused while items are pending)."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import publish
+
+    with open_graph() as graph:
+        build = publish(graph, guideline, version, who=who, reason=reason)
+    counts = build.counts()
+    echo(f"published {guideline} {version}: {counts['nodes']} nodes, {counts['decision']} decision, "
+         f"{counts['relations']} relations")
+
+
+@app.command("unpublish")
+@friendly_errors
+def unpublish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str | None = WHO,
+                      reason: str = REASON) -> None:
+    """Take a published version out of clinicians' view, back into a draft, atomically."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import unpublish
+
+    with open_graph() as graph:
+        items = unpublish(graph, guideline, version, who=who, reason=reason)
+    echo(f"unpublished {guideline} {version}: now a draft with {items} item(s)")

@@ -1,0 +1,174 @@
+"""Constraints for conditions the vocabulary does not know yet: proposed keys, and YES/NO branches.
+
+A box stating one comparison ("Blood Glucose <70?", "Narrow QRS? <0.12 Second", "SBP <100") yields a
+condition on a key named after its words; when no vocabulary key has those words as its name or a synonym,
+the key itself is *proposed* (numeric, with the unit written in the box or the base vocabulary's
+``proposal_units`` hint, e.g. glucose → mg/dL). A short question box ("Rhythm shockable?") yields a proposed
+boolean key. The condition of a question box goes onto its branch edges: YES gets the condition
+(``blood_glucose<70``), NO its negation (``blood_glucose>=70``); a box without YES/NO branches keeps a
+numeric condition itself. Proposals are reviewed by a curator before they enter a vocabulary file.
+
+>>> condition_of("Blood Glucose <70?").text, condition_of("Blood Glucose <70?").proposal.unit
+('blood_glucose<70', 'mg/dL')
+>>> str(branch_condition(condition_of("Blood Glucose <70?"), "NO"))
+'blood_glucose>=70'
+>>> condition_of("Rhythm shockable?").proposal.kind, str(branch_condition(condition_of("Rhythm shockable?"), "Yes"))
+('boolean', 'rhythm_shockable=yes')
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, proposal_units
+
+MAX_QUESTION_WORDS = 6
+MAX_NAME_WORDS = 5
+_NEGATION = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
+_SYMBOLS = {"≤": "<=", "≥": ">=", "=<": "<=", "=>": ">="}
+_COMPARISON = re.compile(
+    r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\??\s*(?P<op><=|>=|=<|=>|≤|≥|<|>|=)\s*"
+    r"(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|[A-Za-zµ]+(?:/[A-Za-z]+)?|/[A-Za-z]+)?\s*\??$"
+)
+_QUESTION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\?$")
+_YES = {"yes", "y"}
+_NO = {"no", "n"}
+# Surface forms of units in boxes → pint units (anything else is handed to pint as written).
+_UNIT_WORDS = {"%": "percent", "second": "second", "seconds": "second", "sec": "second", "secs": "second",
+               "s": "second", "min": "minute", "mins": "minute", "minutes": "minute", "mg/dl": "mg/dL",
+               "mmhg": "mmHg", "mmol/l": "mmol/L", "/min": "1/min", "bpm": "1/min", "years": "year",
+               "yrs": "year", "kg": "kg", "cm": "cm"}
+
+
+class ProposedKey(BaseModel):
+    """A vocabulary key the extractor proposes (its file entry is made by :meth:`entry`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: Literal["numeric", "boolean"]
+    description: str
+    unit: str | None = None
+    range: tuple[float, float] | None = None
+    synonyms: tuple[str, ...] = ()
+
+    def entry(self) -> dict[str, object]:
+        """The entry to write under ``keys:`` of a guideline vocabulary file."""
+        out: dict[str, object] = {"kind": self.kind, "description": self.description}
+        if self.kind == "numeric":
+            out["unit"] = self.unit or ""
+            out["range"] = list(self.range or (0.0, 0.0))
+        out["synonyms"] = list(self.synonyms)
+        return out
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``key op value`` read from one box, with the key proposal when the key is new."""
+
+    key: str
+    op: str
+    value: str
+    proposal: ProposedKey | None = None
+
+    @property
+    def text(self) -> str:
+        """Canonical constraint text (``blood_glucose<70``, ``rhythm_shockable=yes``)."""
+        return f"{self.key}{self.op}{self.value}"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def slug(words: str) -> str:
+    """A key name from words: ``"Blood Glucose"`` → ``blood_glucose``."""
+    return re.sub(r"[^a-z0-9]+", "_", words.casefold()).strip("_")
+
+
+def known_key(name: str) -> KeySpec | None:
+    """The vocabulary key whose name or synonym is ``name`` (case-insensitive), if any."""
+    wanted = " ".join(name.casefold().split())
+    for spec in VOCABULARY.values():
+        if wanted == spec.name.replace("_", " ") or wanted in spec.synonyms:
+            return spec
+    return None
+
+
+def _unit(written: str | None, name: str) -> str | None:
+    if written:
+        return _UNIT_WORDS.get(written.casefold(), written)
+    lowered = name.casefold()
+    for phrase, unit in proposal_units().items():
+        if re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", lowered):
+            return unit
+    return None
+
+
+def _range(value: float) -> tuple[float, float]:
+    """A generous plausible range around a threshold (the curator narrows it in review)."""
+    top = 10 ** math.ceil(math.log10(max(abs(value), 1e-9) * 10))
+    return (min(0.0, value), float(top))
+
+
+def _number(text: str) -> str:
+    value = float(text)
+    return str(int(value)) if value.is_integer() else f"{value:g}"
+
+
+def condition_of(text: str) -> Condition | None:
+    """The condition one box states, or None (a box with several conditions or none is left to the curator)."""
+    box = " ".join(text.split())
+    for symbol, ascii_op in _SYMBOLS.items():
+        box = box.replace(symbol, ascii_op)
+    match = _COMPARISON.match(box)
+    if match:
+        name = match["name"].strip(" ?:/-").strip()
+        if not name or len(name.split()) > MAX_NAME_WORDS:
+            return None
+        op = _SYMBOLS.get(match["op"], match["op"])
+        value = _number(match["number"])
+        spec = known_key(name)
+        if spec is not None:
+            if spec.kind is not KeyKind.NUMERIC:
+                return None
+            return Condition(spec.name, op, value)
+        key = slug(name)
+        unit = _unit(match["unit"], name)
+        proposal = ProposedKey(name=key, kind="numeric", description=name, unit=unit, range=_range(float(value)),
+                               synonyms=(name.casefold(),))
+        return Condition(key, op, value, proposal)
+    match = _QUESTION.match(box)
+    if match and len(match["name"].split()) <= MAX_QUESTION_WORDS:
+        name = match["name"].strip(" /-").strip()
+        spec = known_key(name)
+        if spec is not None:
+            return Condition(spec.name, "=", "yes") if spec.boolean else None
+        key = slug(name)
+        if not key:
+            return None
+        return Condition(key, "=", "yes",
+                         ProposedKey(name=key, kind="boolean", description=name, synonyms=(name.casefold(),)))
+    return None
+
+
+def branch(label: str) -> bool | None:
+    """True for a YES branch label, False for NO, None for anything else (``YES YES``, a doubled label, is YES)."""
+    words = set(re.sub(r"[.:!,]", " ", label).casefold().split())
+    return True if words and words <= _YES else False if words and words <= _NO else None
+
+
+def branch_condition(condition: Condition, label: str) -> Condition | None:
+    """The condition an edge leaving a question box carries: as stated on YES, negated on NO, else None."""
+    answer = branch(label)
+    if answer is None:
+        return None
+    if answer:
+        return condition
+    if condition.op == "=" and condition.value == "yes":
+        return Condition(condition.key, "=", "no", condition.proposal)
+    return Condition(condition.key, _NEGATION[condition.op], condition.value, condition.proposal)

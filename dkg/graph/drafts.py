@@ -1,0 +1,358 @@
+"""Draft guideline versions: loaded for review, invisible to clinicians, published atomically.
+
+A draft is one ``:DraftVersion`` with one ``:DraftItem`` per box (``n1``…), arrow (``e1``…) and proposed
+vocabulary key (``k:<name>``). Those labels are matched only by ``cypher/onboard.cypher``: every clinician read
+path matches ``:Node`` / ``:GuidelineVersion``, so a draft is never part of an answer. Every review action
+(accept / edit / reject) is a ``:ReviewAction`` audit record (who, when, why, before and after), like curation's
+``:Change``. :func:`publish` refuses while any item is pending; otherwise it writes the accepted keys into the
+guideline's vocabulary file and, in ONE transaction, builds the version through the builder's write path,
+deletes the draft and records the action. :func:`unpublish` turns a published version back into a draft
+(all items accepted) in one transaction.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from neo4j import ManagedTransaction
+
+from dkg.errors import ConstraintError, CurationError
+from dkg.graph.build_input import BuildInput
+from dkg.graph.builder import write_versions
+from dkg.graph.db import Graph, named_queries
+from dkg.types import Constraint
+from dkg.vocabulary import (
+    GUIDELINE_FILE,
+    GUIDELINES_ROOT,
+    VOCABULARY,
+    NumericEntry,
+    VocabularyError,
+    base_units,
+    check_unit,
+    parse_file,
+    reload_vocabulary,
+)
+
+PENDING, ACCEPTED, EDITED, REJECTED = "pending", "accepted", "edited", "rejected"
+Action = Literal["accept", "edit", "reject"]
+_STATUS_OF: dict[str, str] = {"accept": ACCEPTED, "edit": EDITED, "reject": REJECTED}
+_CONSTRAINT_TEXT = re.compile(r"^(?P<key>[a-z][a-z0-9_]*)\s*(?:<=|>=|!=|<|>|=|\s+in\s+)\s*(?P<value>.+)$")
+
+
+class OnboardingError(CurationError):
+    """A draft cannot be created, reviewed, published or unpublished as asked (nothing was written)."""
+
+
+@dataclass
+class DraftItem:
+    """One reviewable part of a draft: a box (``node``), an arrow (``edge``) or a proposed key (``key``)."""
+
+    item: str
+    kind: Literal["node", "edge", "key"]
+    content: str
+    constraints: list[str] = field(default_factory=list)
+    head: str = ""
+    tail: str = ""
+    page: str = ""
+    entry: str = ""
+    status: str = PENDING
+    order: int = 0
+    rev: int = 0
+
+    def row(self) -> dict[str, Any]:
+        """The item as stored (``text`` / ``conditions``: names no published node uses)."""
+        return {"item": self.item, "kind": self.kind, "text": self.content, "conditions": self.constraints,
+                "head": self.head, "tail": self.tail, "page": self.page, "entry": self.entry,
+                "status": self.status, "order": self.order}
+
+    @property
+    def key_entry(self) -> dict[str, Any]:
+        return dict(json.loads(self.entry)) if self.entry else {}
+
+
+def _action(action: str, who: str | None, reason: str, before: Any = "", after: Any = "") -> dict[str, Any]:
+    return {"id": uuid.uuid4().hex, "at": datetime.now(UTC).isoformat(), "action": action, "reason": reason,
+            "who": who or os.environ.get("DKG_CURATOR") or getpass.getuser(),
+            "before": before if isinstance(before, str) else json.dumps(before, sort_keys=True),
+            "after": after if isinstance(after, str) else json.dumps(after, sort_keys=True)}
+
+
+def _uid(guideline: str, version: str) -> str:
+    return f"{guideline}|{version}"
+
+
+def version_state(graph: Graph, guideline: str, version: str) -> tuple[bool, bool]:
+    """(published, draft exists) of one guideline version."""
+    row = graph.read(named_queries("onboard")["version_state"], {"uid": _uid(guideline, version)})[0]
+    return bool(row["published"]), bool(row["draft"])
+
+
+def refuse_existing(graph: Graph, guideline: str, version: str) -> None:
+    """An :class:`OnboardingError` when the version is published or has a draft."""
+    published, draft = version_state(graph, guideline, version)
+    if published:
+        raise OnboardingError(f"{guideline} {version} is already published; onboard it under a new version, or "
+                              "`dkg unpublish` it first; nothing was written")
+    if draft:
+        raise OnboardingError(f"a draft of {guideline} {version} exists already; review it (`dkg review list`) "
+                              "or onboard under a new version; nothing was written")
+
+
+def _create(tx: ManagedTransaction, guideline: str, version: str, title: str, source: str,
+            items: Sequence[DraftItem], action: dict[str, Any]) -> None:
+    draft = {"draft_uid": _uid(guideline, version), "of_guideline": guideline, "of_version": version,
+             "draft_title": title, "pdf_source": source}
+    rows = [{**it.row(), "order": i} for i, it in enumerate(items)]
+    tx.run(named_queries("onboard")["create_draft"], draft=draft, items=rows, action=action).consume()
+
+
+def create_draft(graph: Graph, guideline: str, version: str, items: Sequence[DraftItem], *, title: str = "",
+                 source: str = "", who: str | None = None) -> int:
+    """Load a draft in one transaction (all items or nothing). Refuses a name/version that exists."""
+    BuildInput(guideline, version)  # checks the names
+    graph.ensure_schema()
+    refuse_existing(graph, guideline, version)
+    action = _action("onboard", who, f"onboarded from {source}" if source else "onboarded",
+                     after={"items": len(items)})
+    graph.execute_write(lambda tx: _create(tx, guideline, version, title, source, items, action))
+    return len(items)
+
+
+def draft_items(graph: Graph, guideline: str, version: str) -> list[DraftItem]:
+    """The items of a draft in their order, or an :class:`OnboardingError` naming what exists."""
+    rows = graph.read(named_queries("onboard")["draft_items"], {"uid": _uid(guideline, version)})
+    if not rows:
+        published, draft = version_state(graph, guideline, version)
+        if not draft:
+            drafts = ", ".join(f"{r['guideline']} {r['version']}" for r in list_drafts(graph)) or "none"
+            raise OnboardingError(f"no draft of {guideline} {version}"
+                                  + (" (it is published)" if published else "") + f"; drafts: {drafts}")
+    return [DraftItem(item=r["item"], kind=r["kind"], content=r["content"] or "",
+                      constraints=list(r["constraints"] or []), head=r["head"] or "", tail=r["tail"] or "",
+                      page=r["page"] or "", entry=r["entry"] or "", status=r["status"], order=r["order"] or 0,
+                      rev=r["rev"] or 0) for r in rows]
+
+
+def list_drafts(graph: Graph) -> list[dict[str, Any]]:
+    """Every draft: guideline, version, items, pending."""
+    return [dict(r) for r in graph.read(named_queries("onboard")["drafts"])]
+
+
+def review_history(graph: Graph, guideline: str, version: str) -> list[dict[str, Any]]:
+    """The audit records of a version's onboarding and review, oldest first."""
+    return [dict(r) for r in graph.read(named_queries("onboard")["review_history"],
+                                        {"uid": _uid(guideline, version)})]
+
+
+def check_constraint(text: str, proposed: Iterable[str]) -> str:
+    """Canonical text of a draft constraint: a vocabulary key's is validated, a proposed key's only read."""
+    match = _CONSTRAINT_TEXT.match(text.strip())
+    if not match:
+        raise OnboardingError(f"cannot read constraint {text!r}; write e.g. 'blood_glucose<70' or 'pulse_present=yes'")
+    key = match["key"]
+    if key in VOCABULARY:
+        try:
+            return str(Constraint.parse(text))
+        except ConstraintError as exc:
+            raise OnboardingError(str(exc)) from exc
+    proposed = set(proposed)
+    if key not in proposed:
+        raise OnboardingError(f"unknown key {key!r} in {text!r}; use a vocabulary key "
+                              f"({', '.join(sorted(VOCABULARY))}) or one proposed in this draft "
+                              f"({', '.join(sorted(proposed)) or 'none'})")
+    return re.sub(r"\s+", "", text) if " in " not in text else text.strip()
+
+
+def _check_entry(name: str, entry: dict[str, Any], guideline: str) -> str:
+    where = f"proposed key {name!r}"
+    try:
+        parsed = parse_file({"keys": {name: entry}}, where).keys[name]
+        if isinstance(parsed, NumericEntry):
+            check_unit(parsed.unit, name, where, base_units())
+    except VocabularyError as exc:
+        raise OnboardingError(str(exc)) from exc
+    if name in VOCABULARY and VOCABULARY[name].source != guideline:
+        owner = VOCABULARY[name].source
+        raise OnboardingError(f"proposed key {name!r} clashes with the "
+                              f"{'base' if owner == 'base' else repr(owner)} vocabulary; reject it and use that "
+                              "key, or edit the constraints to another name")
+    return json.dumps(entry, sort_keys=True)
+
+
+def review(graph: Graph, guideline: str, version: str, item: str, action: Action, *, content: str | None = None,
+           constraints: Sequence[str] | None = None, entry: dict[str, Any] | None = None, who: str | None = None,
+           reason: str = "") -> DraftItem:
+    """Accept, edit or reject one item; audited. An edit names what changes (content, constraints, entry)."""
+    if action not in _STATUS_OF:
+        raise OnboardingError(f"unknown review action {action!r}; use accept, edit or reject")
+    items = draft_items(graph, guideline, version)
+    by_id = {it.item: it for it in items}
+    current = by_id.get(item)
+    if current is None:
+        raise OnboardingError(f"{guideline} {version} has no item {item!r}; items: "
+                              f"{', '.join(list(by_id)[:12])}{' …' if len(by_id) > 12 else ''}")
+    if action == "edit" and content is None and constraints is None and entry is None:
+        raise OnboardingError("an edit changes something: give the new text, constraints or key entry")
+    proposed = [it.content for it in items if it.kind == "key" and it.status != REJECTED]
+    new_constraints = current.constraints if constraints is None else [
+        check_constraint(c, proposed) for c in constraints if c.strip()]
+    new_entry = current.entry
+    if entry is not None:
+        if current.kind != "key":
+            raise OnboardingError(f"{item} is a {current.kind}; only a proposed key (k:…) has a vocabulary entry")
+        new_entry = _check_entry(current.content, entry, guideline)
+    if current.kind == "key" and action != "reject":
+        _check_entry(current.content, json.loads(new_entry), guideline)
+    new_content = current.content if content is None or current.kind == "key" else " ".join(content.split())
+    if current.kind == "node" and not new_content:
+        raise OnboardingError(f"{item}: a box needs text")
+    before = {"status": current.status, "content": current.content, "constraints": current.constraints,
+              "entry": current.entry}
+    after = {"status": _STATUS_OF[action], "content": new_content, "constraints": new_constraints,
+             "entry": new_entry}
+    record = _action(action, who, reason, before, after)
+    rows = graph.write(named_queries("onboard")["review_item"], {
+        "uid": _uid(guideline, version), "item": item, "expected_rev": current.rev, "status": _STATUS_OF[action],
+        "content": new_content, "constraints": new_constraints, "entry": new_entry, "action": record})
+    if not rows:
+        raise OnboardingError(f"{item} changed while you reviewed it; list the items again and retry")
+    return DraftItem(**{**current.__dict__, "status": _STATUS_OF[action], "content": new_content,
+                        "constraints": new_constraints, "entry": new_entry, "rev": int(rows[0]["rev"])})
+
+
+def pending(items: Iterable[DraftItem]) -> list[DraftItem]:
+    return [it for it in items if it.status == PENDING]
+
+
+def build_input_of(guideline: str, version: str, title: str, items: Sequence[DraftItem]) -> BuildInput:
+    """The build input of a fully reviewed draft: rejected items left out, with their constraints and edges."""
+    rejected_keys = {it.content for it in items if it.kind == "key" and it.status == REJECTED}
+
+    def parsed(texts: Iterable[str], where: str) -> list[Constraint]:
+        out = []
+        for text in texts:
+            match = _CONSTRAINT_TEXT.match(text)
+            if match and match["key"] in rejected_keys:
+                continue
+            try:
+                out.append(Constraint.parse(text))
+            except ConstraintError as exc:
+                raise OnboardingError(f"{where}: {exc}; edit or reject it") from exc
+        return out
+
+    build = BuildInput(guideline, version, title)
+    keys: dict[str, str] = {}
+    for it in items:
+        if it.kind == "node" and it.status != REJECTED:
+            keys[it.item] = build.add_node(it.content, parsed(it.constraints, it.item), it.item, it.page, it.item)
+    for it in items:
+        if it.kind == "edge" and it.status != REJECTED and it.head in keys and it.tail in keys:
+            if keys[it.head] != keys[it.tail]:
+                build.add_edge(keys[it.head], keys[it.tail], it.content, parsed(it.constraints, it.item))
+    if not build.edges:
+        raise OnboardingError(f"{guideline} {version}: no arrow is left after review; nothing to publish")
+    return build
+
+
+def _write_vocabulary(guideline: str, items: Sequence[DraftItem], root: Path) -> str | None:
+    """Add the accepted keys to the guideline's vocabulary file and reload; returns the old text (None: no file)."""
+    accepted = {it.content: it.key_entry for it in items if it.kind == "key" and it.status != REJECTED}
+    path = root / guideline / GUIDELINE_FILE
+    old = path.read_text(encoding="utf-8") if path.is_file() else None
+    if not accepted:
+        return old
+    data = yaml.safe_load(old) if old else {}
+    data = data or {}
+    data.setdefault("keys", {})
+    data["keys"].update({k: v for k, v in accepted.items() if k not in data["keys"]})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# Constraint keys of this guideline, accepted in onboarding review (dkg publish).\n"
+                    + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    try:
+        reload_vocabulary(root=root)
+    except VocabularyError:
+        _restore_vocabulary(path, old, root)
+        raise
+    return old
+
+
+def _restore_vocabulary(path: Path, old: str | None, root: Path) -> None:
+    if old is None:
+        path.unlink(missing_ok=True)
+        if path.parent.is_dir() and not any(path.parent.iterdir()):
+            path.parent.rmdir()
+    else:
+        path.write_text(old, encoding="utf-8")
+    reload_vocabulary(root=root)
+
+
+def publish(graph: Graph, guideline: str, version: str, *, who: str | None = None, reason: str = "",
+            vocabulary_root: Path = GUIDELINES_ROOT) -> BuildInput:
+    """Make a reviewed draft visible in one transaction; refused while any item is pending."""
+    items = draft_items(graph, guideline, version)
+    waiting = pending(items)
+    if waiting:
+        raise OnboardingError(
+            f"{guideline} {version} has {len(waiting)} unresolved review item(s) "
+            f"({', '.join(it.item for it in waiting[:8])}{' …' if len(waiting) > 8 else ''}); accept, edit or "
+            "reject each (`dkg review list` shows them) before publishing; nothing was published")
+    info = graph.read(named_queries("onboard")["draft_info"], {"uid": _uid(guideline, version)})[0]
+    path = vocabulary_root / guideline / GUIDELINE_FILE
+    old = _write_vocabulary(guideline, items, vocabulary_root)
+    try:
+        build = build_input_of(guideline, version, info["title"] or "", items)
+        record = _action("publish", who, reason, after=build.counts())
+        q = named_queries("onboard")
+
+        def work(tx: ManagedTransaction) -> None:
+            write_versions(tx, [build], {build.uid: build.source_sha()}, fresh=frozenset({build.uid}))
+            tx.run(q["mark_published"], uid=build.uid, source=info["source"] or "", at=record["at"],
+                   who=record["who"]).consume()
+            tx.run(q["delete_draft"], uid=build.uid).consume()
+            tx.run(q["record_action"], uid=build.uid, action=record).consume()
+
+        graph.execute_write(work)
+    except BaseException:
+        _restore_vocabulary(path, old, vocabulary_root)
+        raise
+    return build
+
+
+def unpublish(graph: Graph, guideline: str, version: str, *, who: str | None = None, reason: str = "") -> int:
+    """Take a published version out of clinicians' view, back into a draft (items accepted), in one transaction."""
+    published, draft = version_state(graph, guideline, version)
+    if not published:
+        raise OnboardingError(f"{guideline} {version} is not published; nothing to unpublish")
+    if draft:
+        raise OnboardingError(f"a draft of {guideline} {version} exists already; publish or delete it first")
+    q = named_queries("onboard")
+    uid = _uid(guideline, version)
+    info = graph.read(q["published_info"], {"uid": uid})[0]
+    items: list[DraftItem] = []
+    node_item: dict[str, str] = {}
+    for row in graph.read(q["published_nodes"], {"uid": uid}):
+        node_item[row["key"]] = f"n{len(node_item) + 1}"
+        items.append(DraftItem(node_item[row["key"]], "node", row["content"], list(row["constraints"] or []),
+                               page=",".join(row["pages"] or []), status=ACCEPTED))
+    for n, row in enumerate(graph.read(q["published_edges"], {"uid": uid}), start=1):
+        items.append(DraftItem(f"e{n}", "edge", row["label"] or "", list(row["constraints"] or []),
+                               head=node_item[row["head"]], tail=node_item[row["tail"]], status=ACCEPTED))
+    record = _action("unpublish", who, reason, before={"items": len(items)})
+
+    def work(tx: ManagedTransaction) -> None:
+        tx.run(q["delete_published"], uid=uid).consume()
+        tx.run(q["delete_orphan_treatments"]).consume()
+        _create(tx, guideline, version, info["title"] or "", info["source"] or "", items, record)
+
+    graph.execute_write(work)
+    return len(items)

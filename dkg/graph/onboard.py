@@ -1,0 +1,139 @@
+"""Onboarding: a guideline PDF → parsed edges → constraints (with proposed keys) → a draft for review.
+
+Nothing is written to the graph until parsing and extraction have succeeded, and the draft is then created in
+one transaction, so a failed onboarding leaves no draft fragments. Intermediate files (edge CSV, sidecar,
+constrained CSV/JSON, review pictures) are kept in ``$DKG_HOME/onboard/<guideline>-<version>/``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dkg.config import Settings, get_settings
+from dkg.constraints.io import ConstrainedEdge
+from dkg.constraints.proposals import Condition, ProposedKey, branch, branch_condition, condition_of
+from dkg.errors import BuildError
+from dkg.graph.db import Graph
+from dkg.graph.drafts import DraftItem, OnboardingError, create_draft, refuse_existing
+from dkg.graph.model import node_key, normalise_content
+from dkg.types import InvalidNameError, path_under
+
+
+@dataclass(frozen=True)
+class OnboardReport:
+    guideline: str
+    version: str
+    nodes: int
+    edges: int
+    constraints: int
+    proposed_keys: list[str]
+    work_dir: Path
+    overlays: list[Path]
+
+    @property
+    def items(self) -> int:
+        return self.nodes + self.edges + len(self.proposed_keys)
+
+
+def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
+    """Review items of extracted edges: one per box, one per arrow, one per proposed key.
+
+    A box the extractor found no constraint in is read by :func:`condition_of`; a question box's condition goes
+    onto its YES/NO branch edges, any other box keeps a numeric condition itself.
+    """
+    nodes: dict[str, DraftItem] = {}
+    conditions: dict[str, Condition] = {}
+    proposals: dict[str, ProposedKey] = {}
+
+    def node(text: str, constraints: Sequence[object], page: str) -> DraftItem:
+        content = normalise_content(text)
+        key = node_key(content)
+        if key not in nodes:
+            nodes[key] = DraftItem(f"n{len(nodes) + 1}", "node", content, [str(c) for c in constraints], page=page)
+            if not constraints:
+                condition = condition_of(content)
+                if condition is not None:
+                    conditions[key] = condition
+        return nodes[key]
+
+    edges: list[tuple[str, str, str, list[str]]] = []
+    for row in rows:
+        head = node(row.edge.head, row.head_constraints, row.edge.page)
+        tail = node(row.edge.tail, row.tail_constraints, row.edge.page)
+        if head.item == tail.item:
+            continue
+        label = normalise_content(row.edge.label)
+        edges.append((node_key(head.content), node_key(tail.content), label,
+                      [str(c) for c in row.label_constraints or []]))
+    branched = {h for h, _, label, _ in edges if branch(label) is not None}
+    for key, condition in conditions.items():
+        if key not in branched:
+            if condition.op == "=":  # a boolean question with no YES/NO arrows says nothing about the patient
+                continue
+            nodes[key].constraints = [condition.text]
+        if condition.proposal is not None:
+            proposals.setdefault(condition.proposal.name, condition.proposal)
+    items: list[DraftItem] = list(nodes.values())
+    seen: set[tuple[str, str, str]] = set()
+    for head_key, tail_key, label, constraints in edges:
+        if (head_key, tail_key, label.casefold()) in seen:
+            continue
+        seen.add((head_key, tail_key, label.casefold()))
+        if not constraints and head_key in conditions:
+            on_branch = branch_condition(conditions[head_key], label)
+            constraints = [on_branch.text] if on_branch is not None else []
+        items.append(DraftItem(f"e{len(items) - len(nodes) + 1}", "edge", label, constraints,
+                               head=nodes[head_key].item, tail=nodes[tail_key].item))
+    items += [DraftItem(f"k:{name}", "key", name, entry=json.dumps(p.entry(), sort_keys=True))
+              for name, p in proposals.items()]
+    return items
+
+
+def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str | None = None,
+            title: str = "", ocr: str = "auto", overlays: bool = True, settings: Settings | None = None,
+            who: str | None = None, echo: Callable[[str], None] = print) -> OnboardReport:
+    """Parse, extract and load ``pdf`` as a draft of ``guideline`` ``version`` (refused when it exists)."""
+    from dkg.constraints.run import extract_file, open_extractor
+    from dkg.graph.build_input import BuildInput
+    from dkg.parsing import OCRMode, parse_pdf
+    from dkg.parsing.output import write_csv, write_sidecar
+
+    settings = settings or get_settings()
+    BuildInput(guideline, version)  # names checked before any work
+    graph.ensure_schema()
+    refuse_existing(graph, guideline, version)
+    if not pdf.is_file():
+        raise OnboardingError(f"no PDF at {pdf}; give the path of the guideline PDF to onboard")
+    try:
+        work = path_under(settings.home / "onboard", f"{guideline}-{version}")
+    except InvalidNameError as exc:
+        raise BuildError(f"{guideline} {version}: {exc}") from exc
+    work.mkdir(parents=True, exist_ok=True)
+    echo(f"[{guideline} {version}] parsing {pdf.name}" + (f" pages {pages}" if pages else ""))
+    result = parse_pdf(pdf, pages=pages, ocr=OCRMode(ocr))
+    edges_csv = work / "edges.csv"
+    rows = write_csv(result, edges_csv)
+    write_sidecar(result, edges_csv.with_suffix(".json"))
+    if rows == 0:
+        raise OnboardingError(f"the parser found no arrows in {pdf}" + (f" pages {pages}" if pages else "")
+                              + "; check the pages (--pages) hold a flowchart; nothing was written")
+    pictures: list[Path] = []
+    if overlays:
+        from dkg.parsing.overlay import write_overlays
+
+        pictures = write_overlays(result, work / "overlay")
+    echo(f"  {rows} edges from {len(result.pages)} page(s); review pictures in {work / 'overlay'}")
+    echo("extracting constraints (Stanford CoreNLP)")
+    with open_extractor(settings) as extractor:
+        extracted = extract_file(extractor, edges_csv, work / "constrained.csv", work / "constrained.json")
+    items = draft_items_of(extracted)
+    create_draft(graph, guideline, version, items, title=title or f"{guideline} (onboarded from {pdf.name})",
+                 source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who)
+    node_items = [i for i in items if i.kind == "node"]
+    edge_items = [i for i in items if i.kind == "edge"]
+    return OnboardReport(guideline, version, len(node_items), len(edge_items),
+                         sum(len(i.constraints) for i in items),
+                         [i.content for i in items if i.kind == "key"], work, pictures)

@@ -1,0 +1,154 @@
+"""Onboarding a real guideline page end to end: PDF → parser → CoreNLP → draft → review → publish (real Neo4j,
+real CoreNLP). The page is smog-46 (tachycardia, a DEV page of datasets/realpdfs/split.json: page 4 of the PDF)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dkg.config import PROJECT_ROOT, Settings
+from dkg.graph.db import Graph, named_queries
+from dkg.graph.drafts import (
+    OnboardingError,
+    draft_items,
+    publish,
+    review,
+    review_history,
+    unpublish,
+    version_state,
+)
+from dkg.graph.onboard import onboard
+from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, VOCABULARY, reload_vocabulary
+
+pytestmark = pytest.mark.neo4j
+
+PDF = PROJECT_ROOT / "datasets" / "realpdfs" / "smog-cardiac-flowcharts.pdf"
+PAGE = "4"  # smog-46, split "dev"
+NAME, VERSION = "onboard-e2e", "1.2026"
+CORENLP_PORT = int(os.environ.get("DKG_TEST_CORENLP_PORT", "9031"))
+
+
+def _clean(graph: Graph, name: str) -> None:
+    graph.write("MATCH (n:Node {guideline: $g}) DETACH DELETE n", {"g": name})
+    graph.write("MATCH (g:GuidelineVersion {guideline: $g}) DETACH DELETE g", {"g": name})
+    graph.write("MATCH (d:DraftVersion {of_guideline: $g}) OPTIONAL MATCH (d)-[:HAS_ITEM]->(i) DETACH DELETE i, d",
+                {"g": name})
+    graph.write("MATCH (a:ReviewAction) WHERE a.version_uid STARTS WITH $p DETACH DELETE a", {"p": name + "|"})
+
+
+@pytest.fixture(scope="module")
+def settings(neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return neo4j_settings.model_copy(update={"corenlp_port": CORENLP_PORT,
+                                             "home": tmp_path_factory.mktemp("onboard-home")})
+
+
+@pytest.fixture(scope="module")
+def vocabulary_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A copy of the shipped guideline vocabularies: accepted keys are written here, not into the repository."""
+    root = tmp_path_factory.mktemp("guidelines")
+    for path in GUIDELINES_ROOT.glob(f"*/{GUIDELINE_FILE}"):
+        (root / path.parent.name).mkdir()
+        shutil.copy(path, root / path.parent.name / GUIDELINE_FILE)
+    yield root
+    reload_vocabulary()
+
+
+@pytest.fixture(scope="module")
+def drafted(graph: Graph, settings: Settings) -> Iterator[Graph]:
+    _clean(graph, NAME)
+    onboard(graph, PDF, NAME, VERSION, pages=PAGE, settings=settings, echo=lambda _: None)
+    yield graph
+    _clean(graph, NAME)
+
+
+def _visible(graph: Graph) -> dict[str, int]:
+    """What the clinicians' read paths (CLI, API, QA look-ups, curation search, an unlabeled probe) see."""
+    q = {name: named_queries(name) for name in ("cli", "api", "qa_graph", "curation", "build")}
+    return {
+        "cli.loaded_versions": sum(r["g"] == NAME for r in graph.read(q["cli"]["loaded_versions"])),
+        "api.guidelines": sum(r["guideline"] == NAME for r in graph.read(q["api"]["guidelines"])),
+        "qa_graph.loaded_versions_of": len(graph.read(q["qa_graph"]["loaded_versions_of"], {"g": NAME})),
+        "qa_graph.version_nodes": len(graph.read(q["qa_graph"]["version_nodes"], {"g": NAME, "v": VERSION})),
+        "curation.find_nodes": len(graph.read(q["curation"]["find_nodes"], {
+            "guideline": NAME, "version": None, "page": None, "text": ""})),
+        "build.version_counts": int(graph.read(q["build"]["version_counts"], {"g": NAME, "v": VERSION})[0]["nodes"]),
+        "unlabeled": len(graph.read("MATCH (n) WHERE n.guideline = $g OR toLower(n.content) CONTAINS 'qrs' "
+                                    "OR n.uid STARTS WITH $p RETURN n", {"g": NAME, "p": NAME + "|"})),
+    }
+
+
+def test_a_draft_is_loaded_with_branch_constraints_and_proposed_keys(drafted: Graph) -> None:
+    items = draft_items(drafted, NAME, VERSION)
+    by_text = {i.content: i for i in items if i.kind == "node"}
+    assert {"STABLE?", "Narrow QRS? <0.12 Second", "Chest Pain / SOB / Dizziness?"} <= set(by_text)
+    assert by_text["Narrow QRS? <0.12 Second"].constraints == ["narrow_qrs<0.12"]
+    question = by_text["Chest Pain / SOB / Dizziness?"].item
+    branches = {i.content.split()[0].upper(): i.constraints for i in items if i.kind == "edge" and i.head == question}
+    assert branches == {"YES": ["chest_pain_sob_dizziness=yes"], "NO": ["chest_pain_sob_dizziness=no"]}
+    keys = {i.content for i in items if i.kind == "key"}
+    assert {"narrow_qrs", "wide_qrs", "chest_pain_sob_dizziness"} <= keys
+    assert all(i.status == "pending" for i in items)
+    assert version_state(drafted, NAME, VERSION) == (False, True)
+
+
+def test_a_draft_is_invisible_to_clinicians(drafted: Graph) -> None:
+    assert set(_visible(drafted).values()) == {0}
+
+
+def test_onboarding_an_existing_version_is_refused(drafted: Graph, settings: Settings) -> None:
+    before = len(draft_items(drafted, NAME, VERSION))
+    with pytest.raises(OnboardingError, match=f"a draft of {NAME} {VERSION} exists already"):
+        onboard(drafted, PDF, NAME, VERSION, pages=PAGE, settings=settings, echo=lambda _: None)
+    assert len(draft_items(drafted, NAME, VERSION)) == before
+
+
+def test_a_failed_onboarding_leaves_no_draft(graph: Graph, settings: Settings) -> None:
+    _clean(graph, "onboard-fail")
+    with pytest.raises(Exception, match="page"):
+        onboard(graph, PDF, "onboard-fail", VERSION, pages="99", settings=settings, echo=lambda _: None)
+    assert version_state(graph, "onboard-fail", VERSION) == (False, False)
+    assert graph.read("MATCH (a:ReviewAction) WHERE a.version_uid STARTS WITH 'onboard-fail|' RETURN a") == []
+
+
+def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Path) -> None:
+    items = draft_items(drafted, NAME, VERSION)
+    with pytest.raises(OnboardingError, match=r"unresolved review item\(s\).*nothing was published"):
+        publish(drafted, NAME, VERSION, vocabulary_root=vocabulary_root)
+    stable = next(i for i in items if i.kind == "node" and i.content == "STABLE?")
+    review(drafted, NAME, VERSION, stable.item, "edit", constraints=[], who="curator-e2e",
+           reason="a question box states no patient constraint")
+    with pytest.raises(OnboardingError, match="unknown unit"):
+        review(drafted, NAME, VERSION, "k:narrow_qrs", "edit", entry={
+            "kind": "numeric", "unit": "secondz", "range": [0, 1], "description": "QRS width"})
+    review(drafted, NAME, VERSION, "k:narrow_qrs", "edit", who="curator-e2e", entry={
+        "kind": "numeric", "unit": "second", "range": [0, 1], "description": "QRS width, narrow", "synonyms": []})
+    wide = next(i for i in items if i.kind == "node" and i.content.startswith("Wide QRS"))
+    review(drafted, NAME, VERSION, wide.item, "reject", who="curator-e2e", reason="test: left out")
+    for item in draft_items(drafted, NAME, VERSION):
+        if item.status == "pending":
+            review(drafted, NAME, VERSION, item.item, "accept", who="curator-e2e")
+    assert set(_visible(drafted).values()) == {0}  # fully reviewed, still a draft
+
+    build = publish(drafted, NAME, VERSION, who="curator-e2e", vocabulary_root=vocabulary_root)
+    assert "narrow_qrs" in VOCABULARY and VOCABULARY["narrow_qrs"].unit == "second"
+    assert (vocabulary_root / NAME / GUIDELINE_FILE).is_file()
+    seen = _visible(drafted)
+    assert seen["cli.loaded_versions"] == seen["api.guidelines"] == seen["qa_graph.loaded_versions_of"] == 1
+    assert seen["qa_graph.version_nodes"] == build.counts()["nodes"] == len(
+        [i for i in items if i.kind == "node"]) - 1
+    edges = drafted.read(named_queries("qa_graph")["version_edges"], {"g": NAME, "v": VERSION})
+    assert ["chest_pain_sob_dizziness=no"] in [list(r["constraints"]) for r in edges]
+    assert version_state(drafted, NAME, VERSION) == (True, False)
+    actions = [(r["action"], r["item"]) for r in review_history(drafted, NAME, VERSION)]
+    assert actions[0] == ("onboard", "") and actions[-1] == ("publish", "")
+    assert ("edit", stable.item) in actions and ("reject", wide.item) in actions
+    assert all(r["who"] == "curator-e2e" for r in review_history(drafted, NAME, VERSION)[1:])
+
+    unpublish(drafted, NAME, VERSION, who="curator-e2e")
+    assert set(_visible(drafted).values()) == {0}
+    assert version_state(drafted, NAME, VERSION) == (False, True)
+    assert all(i.status == "accepted" for i in draft_items(drafted, NAME, VERSION))
