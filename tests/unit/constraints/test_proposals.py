@@ -1,0 +1,81 @@
+"""Proposed keys for conditions the vocabulary does not know, and YES/NO branch constraints."""
+
+from __future__ import annotations
+
+import pytest
+
+from dkg.constraints.proposals import branch, branch_condition, condition_of, slug
+
+
+@pytest.mark.parametrize(("box", "text", "kind", "unit"), [
+    ("Blood Glucose <70?", "blood_glucose<70", "numeric", "mg/dL"),
+    ("GCS > 8?", "gcs>8", "numeric", "GCS"),
+    ("HR < 60/min", "hr<60", "numeric", "1/min"),
+    ("SBP ≤ 90 mmHg", "sbp<=90", "numeric", "mmHg"),
+    ("Narrow QRS? <0.12 Second", "narrow_qrs<0.12", "numeric", "second"),
+    ("SpO2 <90%", "spo2<90", "numeric", "percent"),
+    ("Rhythm shockable?", "rhythm_shockable=yes", "boolean", None),
+    ("Pulse present?", "pulse_present=yes", "boolean", None),
+])
+def test_unknown_conditions_propose_a_key(box: str, text: str, kind: str, unit: str | None) -> None:
+    condition = condition_of(box)
+    assert condition is not None and condition.text == text
+    assert condition.proposal is not None
+    assert (condition.proposal.name, condition.proposal.kind, condition.proposal.unit) == (
+        text.split("<")[0].split(">")[0].split("=")[0], kind, unit)
+
+
+def test_a_proposed_range_holds_the_threshold() -> None:
+    proposal = condition_of("Blood Glucose <70?").proposal  # type: ignore[union-attr]
+    assert proposal is not None and proposal.range is not None
+    assert proposal.range[0] <= 70 <= proposal.range[1]
+    assert proposal.entry() == {"kind": "numeric", "description": "Blood Glucose", "unit": "mg/dL",
+                                "range": [0.0, 1000.0], "synonyms": ["blood glucose"]}
+
+
+def test_a_known_key_is_used_not_proposed() -> None:
+    condition = condition_of("Age >= 65?")
+    assert condition is not None and condition.text == "age>=65" and condition.proposal is None
+    assert condition_of("Stage > 2") is None  # a categorical key is not compared with numbers
+
+
+@pytest.mark.parametrize("box", [
+    "Atropine IV / IO 1mg IVP Repeat q 3-5 minutes (MAX 3mg)",
+    "Heart Rate?: o Infants: >220/min (typically) o Child: >180/min",
+    "Is this a very long question that goes on for many more words than a box label?",
+    "Observe Reassess q 5 minutes",
+])
+def test_boxes_without_one_condition_propose_nothing(box: str) -> None:
+    assert condition_of(box) is None
+
+
+@pytest.mark.parametrize(("label", "answer"), [
+    ("YES", True), ("Yes", True), ("y", True), ("YES YES", True), ("No", False), ("NO.", False),
+    ("No improvement", None), ("", None), ("If refractory", None),
+])
+def test_branch_labels(label: str, answer: bool | None) -> None:
+    assert branch(label) is answer
+
+
+@pytest.mark.parametrize(("box", "label", "expected"), [
+    ("Blood Glucose <70?", "YES", "blood_glucose<70"),
+    ("Blood Glucose <70?", "NO", "blood_glucose>=70"),
+    ("GCS > 8?", "No", "gcs<=8"),
+    ("SBP <= 90", "no", "sbp>90"),
+    ("Rhythm shockable?", "NO", "rhythm_shockable=no"),
+    ("Rhythm shockable?", "Yes", "rhythm_shockable=yes"),
+])
+def test_branch_edges_carry_the_condition_or_its_negation(box: str, label: str, expected: str) -> None:
+    condition = condition_of(box)
+    assert condition is not None
+    on_branch = branch_condition(condition, label)
+    assert on_branch is not None and on_branch.text == expected
+
+
+def test_other_labels_carry_nothing() -> None:
+    condition = condition_of("Blood Glucose <70?")
+    assert condition is not None and branch_condition(condition, "If refractory") is None
+
+
+def test_slug() -> None:
+    assert slug("Return of Spontaneous Circulation (ROSC)") == "return_of_spontaneous_circulation_rosc"

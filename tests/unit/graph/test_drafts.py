@@ -1,0 +1,109 @@
+"""Draft items from extracted edges, the build input of a reviewed draft, and draft isolation in cypher/."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dkg.constraints.io import ConstrainedEdge
+from dkg.graph.db import CYPHER_DIR
+from dkg.graph.drafts import ACCEPTED, REJECTED, OnboardingError, build_input_of, check_constraint
+from dkg.graph.onboard import draft_items_of
+from dkg.types import Constraint, HeadTailEdge
+from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, reload_vocabulary
+
+DRAFT_LABELS = ("DraftVersion", "DraftItem", "ReviewAction")
+
+
+def _row(head: str, tail: str, label: str = "", head_constraints: list[str] | None = None) -> ConstrainedEdge:
+    return ConstrainedEdge(HeadTailEdge(head=head, tail=tail, label=label, page="1"),
+                           [Constraint.parse(c) for c in head_constraints or []], [], None)
+
+
+ROWS = [
+    _row("Check glucose", "Blood Glucose <70?"),
+    _row("Blood Glucose <70?", "Give dextrose", "YES"),
+    _row("Blood Glucose <70?", "Rhythm shockable?", "NO"),
+    _row("Rhythm shockable?", "Defibrillate", "Yes"),
+    _row("Rhythm shockable?", "CPR 2 min", "No"),
+    _row("Patient age >= 65 years", "SBP <100", head_constraints=["age>=65"]),
+    _row("SBP <100", "Fluids"),
+]
+ITEMS = draft_items_of(ROWS)  # read with the shipped vocabulary: the keys are proposals
+
+
+def test_items_of_a_question_flowchart() -> None:
+    items = ITEMS
+    nodes = {i.content: i for i in items if i.kind == "node"}
+    edges = {(nodes_by_item(items)[i.head], nodes_by_item(items)[i.tail]): i for i in items if i.kind == "edge"}
+    assert nodes["Blood Glucose <70?"].constraints == []  # a question box: its condition is on the branches
+    assert edges[("Blood Glucose <70?", "Give dextrose")].constraints == ["blood_glucose<70"]
+    assert edges[("Blood Glucose <70?", "Rhythm shockable?")].constraints == ["blood_glucose>=70"]
+    assert edges[("Rhythm shockable?", "CPR 2 min")].constraints == ["rhythm_shockable=no"]
+    assert nodes["SBP <100"].constraints == ["sbp<100"]  # no branches: the box keeps its condition
+    assert nodes["Patient age >= 65 years"].constraints == ["age>=65"]  # extracted ones are kept
+    assert [i.content for i in items if i.kind == "key"] == ["blood_glucose", "rhythm_shockable", "sbp"]
+    assert len({i.item for i in items}) == len(items)
+
+
+def nodes_by_item(items):  # type: ignore[no-untyped-def]
+    return {i.item: i.content for i in items if i.kind == "node"}
+
+
+@pytest.fixture
+def with_keys(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The shipped vocabularies plus a guideline file with the draft's keys."""
+    for path in GUIDELINES_ROOT.glob(f"*/{GUIDELINE_FILE}"):
+        (tmp_path / path.parent.name).mkdir()
+        (tmp_path / path.parent.name / GUIDELINE_FILE).write_text(path.read_text())
+    (tmp_path / "g").mkdir()
+    entries = {i.content: yaml.safe_load(i.entry) for i in ITEMS if i.kind == "key"}
+    (tmp_path / "g" / GUIDELINE_FILE).write_text(yaml.safe_dump({"keys": entries}))
+    reload_vocabulary(root=tmp_path)
+    yield
+    reload_vocabulary()
+
+
+@pytest.mark.usefixtures("with_keys")
+def test_build_input_leaves_out_rejected_items_and_the_constraints_of_rejected_keys() -> None:
+    items = copy.deepcopy(ITEMS)
+    for i in items:
+        i.status = ACCEPTED
+    key = next(i for i in items if i.content == "rhythm_shockable")
+    key.status = REJECTED
+    fluids = next(i for i in items if i.content == "Fluids")
+    fluids.status = REJECTED
+    build = build_input_of("g", "1.2026", "", items)
+    assert {n.content for n in build.nodes.values()} == {i.content for i in items if i.kind == "node"} - {"Fluids"}
+    constraints = sorted(str(c) for e in build.edges.values() for c in e.constraints)
+    assert constraints == ["blood_glucose<70", "blood_glucose>=70"]
+    assert len(build.edges) == len([i for i in items if i.kind == "edge"]) - 1
+
+
+def test_check_constraint() -> None:
+    assert check_constraint("age >= 65", []) == "age>=65"
+    assert check_constraint("blood_glucose < 70", ["blood_glucose"]) == "blood_glucose<70"
+    with pytest.raises(OnboardingError, match=r"unknown key 'glucose'.*proposed in this draft \(blood_glucose\)"):
+        check_constraint("glucose<70", ["blood_glucose"])
+    with pytest.raises(OnboardingError, match="outside the allowed range"):
+        check_constraint("age>500", [])
+    with pytest.raises(OnboardingError, match="cannot read constraint"):
+        check_constraint("glucose is low", [])
+
+
+def test_only_the_onboarding_queries_name_draft_labels() -> None:
+    for path in sorted(CYPHER_DIR.glob("*.cypher")):
+        if path.name in ("onboard.cypher", "schema_onboard.cypher"):
+            continue
+        assert not any(label in path.read_text() for label in DRAFT_LABELS), path.name
+
+
+def test_draft_nodes_share_no_property_name_with_published_nodes() -> None:
+    text = (CYPHER_DIR / "onboard.cypher").read_text()
+    published = r"(?:uid|guideline|version|content|constraints|title)"
+    assert not re.search(rf"\((?:\w+)?:Draft\w+ \{{{published}:", text)
+    assert not re.search(rf"\b[di]\.{published}\b", text)
