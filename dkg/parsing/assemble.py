@@ -34,6 +34,8 @@ class RawBox:
     points: tuple[Point, ...] = ()
     block: TextBlock | None = None
     id: str = ""
+    # the tip of a pointer drawn as part of the box's outline (a chevron below a band), if there is one
+    pointer: Point | None = None
 
 
 @dataclass
@@ -124,6 +126,10 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
     empties: list[Shape] = []
     shapes = drop_shadows(prims.shapes, settings)
     for shape in shapes:
+        pointer = box_pointer(shape, settings)
+        if pointer is not None:
+            candidates.append(RawBox(pointer[0], "pointer", pointer=pointer[1]))
+            continue
         candidates.append(RawBox(shape.bbox, _shape_kind(shape), points=tuple(_dedupe(shape.points)) or ()))
     # each token belongs to the smallest shape holding its centre
     free: list[Token] = []
@@ -135,7 +141,8 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
                 candidates[index].tokens.append(token)
                 break
         else:
-            free.append(token)
+            overflow = _overflowed(token, candidates, by_area, settings)
+            (free if overflow is None else candidates[overflow].tokens).append(token)
     boxes: list[RawBox] = []
     for shape, cand in zip(shapes, candidates, strict=True):
         small_filled = max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX and shape.filled
@@ -152,7 +159,12 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
             boxes.append(cand)
         else:
             empties.append(shape)
-    boxes = _merge_bands(boxes, free, settings)
+    # a text-less shape around text boxes may be the box itself, its text drawn on shaded pieces inside it
+    # (a table cell shaded line by line): _merge_bands decides
+    frames = [cand for shape, cand in zip(shapes, candidates, strict=True)
+              if shape in empties and any(cand.bbox.contains(b.bbox, 0.5) for b in boxes)]
+    boxes = _merge_bands(boxes + frames, free, settings)
+    boxes = [b for b in boxes if b.tokens]
     segments = list(prims.segments)
     label_boxes, free_labels = _branch_label_boxes(boxes, segments, arrowheads, settings)
     for label in free_labels:
@@ -184,6 +196,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
         if connector is not None:
             connectors.append(connector)
 
+    connectors += _pointer_arrows(boxes, settings)
     connectors += _stacked(boxes, connectors, warnings, settings)
 
     free_lines = build_lines(free)
@@ -214,6 +227,22 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
                 code = match[-1]
                 break
     return PageLayout(boxes, connectors, header, bottom_zone, other, code, warnings, label_boxes)
+
+
+def _overflowed(token: Token, candidates: list[RawBox], by_area: list[int],
+                settings: AssemblySettings) -> int | None:
+    """The box a glyph overflows: text running past a box's bottom edge (the box was drawn too short for it)
+    whose glyph stands at least ``overflow_share`` of its height inside the box, horizontally within it."""
+    b = token.bbox
+    if b.height <= 0:
+        return None
+    for index in by_area:
+        box = candidates[index].bbox
+        inside = min(b.bottom, box.bottom) - max(b.top, box.top)
+        if (box.x0 <= b.center[0] <= box.x1 and b.top < box.bottom < b.bottom
+                and inside >= settings.overflow_share * b.height):
+            return index
+    return None
 
 
 def drop_shadows(shapes: list[Shape], settings: AssemblySettings = DEFAULT_SETTINGS) -> list[Shape]:
@@ -365,6 +394,77 @@ def _label_bridges(labels: list[RawBox], segments: list[Segment], arrowheads: li
     return bridges, added
 
 
+def box_pointer(shape: Shape, settings: AssemblySettings = DEFAULT_SETTINGS) -> tuple[BBox, Point] | None:
+    """``(body, tip)`` of a box drawn with a pointer as part of its outline: a polygon with one vertex standing
+    at least ``pointer_min_depth`` out of one side, on a base much narrower than that side (a band with a
+    chevron below it). Block arrows (narrow shapes holding no text) are told apart by the width test."""
+    if shape.kind in ("rounded", "ellipse"):
+        return None
+    pts = _dedupe(shape.points)
+    if len(pts) < 5:
+        return None
+    for axis, sign in ((1, 1), (1, -1), (0, 1), (0, -1)):
+        far = max(sign * p[axis] for p in pts)
+        tips = [i for i, p in enumerate(pts) if sign * p[axis] >= far - 0.5]
+        if len(tips) != 1:
+            continue
+        rest = [p for i, p in enumerate(pts) if i != tips[0]]
+        side = max(sign * p[axis] for p in rest)
+        if far - side < settings.pointer_min_depth:
+            continue
+        n = len(pts)
+        base = abs(pts[(tips[0] - 1) % n][1 - axis] - pts[(tips[0] + 1) % n][1 - axis])
+        body = BBox.around(rest)
+        length = body.width if axis == 1 else body.height
+        if base <= 0 or length < 3 * base:
+            continue
+        return body, pts[tips[0]]
+    return None
+
+
+def _pointer_arrows(boxes: list[RawBox], settings: AssemblySettings) -> list[RawConnector]:
+    """A block arrow from each box with a pointer to the box its tip reaches (to the whole row, when that box
+    stands in a row of boxes side by side: a chevron into a table's header row enters every column)."""
+    out = []
+    for source, box in enumerate(boxes):
+        if box.pointer is None:
+            continue
+        near = sorted((_box_distance(other, box.pointer), bi) for bi, other in enumerate(boxes) if bi != source)
+        if not near or near[0][0] > 2 * settings.attach_tol:
+            continue
+        targets = _row_of(near[0][1], boxes, settings)
+        out.append(RawConnector([source], targets, [Segment(box.bbox.center, box.pointer)], "block"))
+    return out
+
+
+def _row_of(index: int, boxes: list[RawBox], settings: AssemblySettings) -> list[int]:
+    """``index`` and the boxes standing side by side with it (equal tops, gaps of at most ``row_gap``)."""
+    row = {index}
+    changed = True
+    while changed:
+        changed = False
+        for bi, box in enumerate(boxes):
+            if bi in row:
+                continue
+            for member in list(row):
+                m = boxes[member].bbox
+                gap = max(box.bbox.x0 - m.x1, m.x0 - box.bbox.x1)
+                if abs(box.bbox.top - m.top) <= settings.row_align_tol and -0.5 <= gap <= settings.row_gap:
+                    row.add(bi)
+                    changed = True
+                    break
+    return sorted(row, key=lambda bi: boxes[bi].bbox.x0)
+
+
+def _abutting_chain(bboxes: list[BBox], settings: AssemblySettings) -> bool:
+    """Whether the boxes are pieces of one: equal widths, each abutting the next below it (``piece_gap``)."""
+    if len(bboxes) < 2:
+        return False
+    ordered = sorted(bboxes, key=lambda b: b.top)
+    return all(abs(a.x0 - b.x0) <= 1.0 and abs(a.x1 - b.x1) <= 1.0 and abs(b.top - a.bottom) <= settings.piece_gap
+               for a, b in zip(ordered, ordered[1:], strict=False))
+
+
 def _stacked(boxes: list[RawBox], connectors: list[RawConnector], warnings: list[str],
              settings: AssemblySettings) -> list[RawConnector]:
     """Boxes stacked edge to edge (or a small gap apart) with no connector between them follow each other in
@@ -384,6 +484,7 @@ def _stacked(boxes: list[RawBox], connectors: list[RawConnector], warnings: list
             narrow = min(a.width, b.width)
             if (lower == upper or not -settings.stack_gap <= gap <= settings.stack_gap or b.top <= a.top
                     or narrow <= 0 or overlap < settings.stack_overlap * narrow
+                    or narrow < settings.stack_width_ratio * max(a.width, b.width)
                     or frozenset((upper, lower)) in linked):
                 continue
             out.append(RawConnector([upper], [lower], [Segment((a.center[0], a.bottom), (b.center[0], b.top))],
@@ -403,12 +504,14 @@ def _merge_bands(boxes: list[RawBox], free: list[Token],
         if i in removed:
             continue
         inner = [j for j in range(i + 1, len(boxes)) if j not in removed and outer.bbox.contains(boxes[j].bbox, 2.0)]
-        tiled = sum(boxes[j].bbox.area for j in inner) >= 0.9 * outer.bbox.area
+        tiled = (sum(boxes[j].bbox.area for j in inner) >= settings.tile_share * outer.bbox.area
+                 or _abutting_chain([boxes[j].bbox for j in inner], settings))
         if len(inner) >= 2 and tiled:
             # one box filled in pieces (a gradient drawn as stacked bands) inside its outline
             for j in inner:
                 outer.tokens.extend(boxes[j].tokens)
                 removed.add(j)
+            outer.kind = "banded"
         elif len(inner) >= 2:
             removed.add(i)
             free.extend(outer.tokens)
@@ -423,11 +526,12 @@ def _merge_bands(boxes: list[RawBox], free: list[Token],
             for j in range(i + 1, len(kept)):
                 b = kept[j]
                 gap = max(a.bbox.top - b.bbox.bottom, b.bbox.top - a.bbox.bottom)
-                # one-line bands of equal width that abut with no gap are one box filled in pieces, a line
-                # each; a visible gap, or a band of several lines, makes boxes stacked in reading order
+                # a one-line band abutting a band of equal width below it with no gap is one box filled in
+                # pieces (a title band, a line split over two fills); a visible gap, or an upper band of
+                # several lines, makes boxes stacked in reading order (see _stacked)
+                upper = a if a.bbox.top <= b.bbox.top else b
                 if (-settings.piece_gap <= gap <= settings.piece_gap and abs(a.bbox.x0 - b.bbox.x0) <= 4
-                        and abs(a.bbox.x1 - b.bbox.x1) <= 4 and len(build_lines(a.tokens)) <= 1
-                        and len(build_lines(b.tokens)) <= 1):
+                        and abs(a.bbox.x1 - b.bbox.x1) <= 4 and len(build_lines(upper.tokens)) <= 1):
                     a.bbox = a.bbox.union(b.bbox)
                     a.tokens.extend(b.tokens)
                     a.kind = "banded"
@@ -449,7 +553,8 @@ def _drop_border_segments(segments: list[Segment], boxes: list[RawBox]) -> list[
             if outer.contains_point(seg.a) and outer.contains_point(seg.b):
                 inner = box.bbox.expand(-1.5)
                 mid = ((seg.a[0] + seg.b[0]) / 2, (seg.a[1] + seg.b[1]) / 2)
-                if not inner.contains_point(mid) or box.kind == "diamond":
+                # inside a box merged from pieces a stroke is its grid (a table's rules), never a connector
+                if not inner.contains_point(mid) or box.kind in ("diamond", "banded"):
                     on_border = True
                     break
             if box.bbox.expand(-1.0).contains_point(seg.a) and box.bbox.expand(-1.0).contains_point(seg.b):
@@ -697,15 +802,18 @@ def _meets_side(box: RawBox, seg: Segment, settings: AssemblySettings) -> bool:
     one at its top or bottom, between the side's ends (a slanted stroke at any side)."""
     kind = orientation(seg)
     b, margin = box.bbox, settings.side_margin
+    middle = ((seg.a[0] + seg.b[0]) / 2, (seg.a[1] + seg.b[1]) / 2)
+    if b.expand(-margin).contains_point(middle):
+        return False  # a rule drawn across the box (a table's grid), not a line into it
     for point in (seg.a, seg.b):
         if _box_distance(box, point) > settings.attach_tol:
             continue
-        if kind == "h" and b.top + margin <= point[1] <= b.bottom - margin:
+        within_y = b.top + margin <= point[1] <= b.bottom - margin
+        within_x = b.x0 + margin <= point[0] <= b.x1 - margin
+        if (kind == "h" and within_y) or (kind == "v" and within_x):
             return True
-        if kind == "v" and b.x0 + margin <= point[0] <= b.x1 - margin:
-            return True
-        if kind not in ("h", "v"):
-            return True
+        if kind not in ("h", "v") and (within_x or within_y):
+            return True  # a slanted stroke meets a side between its ends, not at a corner (a brace's tip)
     return False
 
 

@@ -9,6 +9,9 @@ from dkg.parsing.geometry import BBox, Point, polygon_area
 from dkg.parsing.models import LinkAnnotation, PagePrimitives, Segment, Shape, Token
 
 THIN = 1.6
+# typographic ligatures are the letters they join (``ﬁ`` → ``fi``), as a reader would type them
+LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
+             "\ufb06": "st"}
 
 
 def _is_dashed(obj: dict[str, Any]) -> bool:
@@ -58,6 +61,9 @@ def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> Pag
         text = char.get("text", "")
         if not text:
             continue
+        text = LIGATURES.get(text, text)
+        if all(0xE000 <= ord(ch) <= 0xF8FF for ch in text):
+            continue  # a private-use glyph (a bullet or icon from a symbol font) has no text
         bbox = BBox(float(char["x0"]), float(char["top"]), float(char["x1"]), float(char["bottom"]))
         # the same glyph drawn twice on one spot (fake bold, overlapping labels) is one character
         key = (text, round(bbox.x0 * 2), round(bbox.top * 2))
@@ -65,6 +71,7 @@ def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> Pag
             continue
         seen.add(key)
         prims.tokens.append(Token(text, bbox, float(char.get("size") or bbox.height)))
+    prims.tokens = _ordinal_suffixes(_drop_covered_spaces(prims.tokens))
 
     for rect in page.rects:
         bbox = BBox(float(rect["x0"]), float(rect["top"]), float(rect["x1"]), float(rect["bottom"]))
@@ -116,6 +123,48 @@ def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> Pag
             bbox = BBox(float(annot["x0"]), float(annot["top"]), float(annot["x1"]), float(annot["bottom"]))
             prims.links.append(LinkAnnotation(bbox, target))
     return prims
+
+
+ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
+
+
+def _ordinal_suffixes(tokens: list[Token]) -> list[Token]:
+    """Raised ``st``/``nd``/``rd``/``th`` straight after a digit (``1st``, ``2nd``) is an ordinal, not a
+    footnote marker: its glyphs get the digit's font size, so text layout keeps them as ordinary text."""
+    out = list(tokens)
+    for i in range(len(out) - 2):
+        digit, first, second = out[i], out[i + 1], out[i + 2]
+        if not (digit.text.isdigit() and first.text + second.text in ORDINAL_SUFFIXES):
+            continue
+        if i + 3 < len(out) and out[i + 3].text.isalpha() and out[i + 3].size < digit.size * 0.9:
+            continue  # a longer raised word is a marker run, not an ordinal
+        small = first.size < digit.size * 0.9 and second.size < digit.size * 0.9
+        adjacent = 0 <= first.bbox.x0 - digit.bbox.x1 <= 0.3 * digit.size
+        if small and adjacent:
+            out[i + 1] = Token(first.text, first.bbox, digit.size, first.glyph)
+            out[i + 2] = Token(second.text, second.bbox, digit.size, second.glyph)
+    return out
+
+
+def _drop_covered_spaces(tokens: list[Token]) -> list[Token]:
+    """Tokens without space characters drawn over a visible glyph: a space from a neighbouring line (a
+    different font size) that lands on a word would split it (``Mo nitoring``)."""
+    from shapely import STRtree, box
+
+    visible = [t for t in tokens if t.text.strip()]
+    if not visible:
+        return tokens
+    tree = STRtree([box(t.bbox.x0, t.bbox.top, t.bbox.x1, t.bbox.bottom) for t in visible])
+    kept = []
+    for token in tokens:
+        if not token.text.strip():
+            b = token.bbox
+            centre_x = (b.x0 + b.x1) / 2
+            hits = tree.query(box(centre_x, b.top, centre_x, b.bottom))
+            if any(visible[int(i)].bbox.x0 < centre_x < visible[int(i)].bbox.x1 for i in hits):
+                continue
+        kept.append(token)
+    return kept
 
 
 def _resolve(value: Any) -> Any:

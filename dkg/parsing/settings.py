@@ -56,8 +56,17 @@ class AssemblySettings:
     # of its width under the wider one, follow each other in reading order when no connector joins them
     stack_gap: float = 5.0
     stack_overlap: float = 0.9
+    # ... and the narrower is at least this share of the wider's width (a page-wide notes panel under a step
+    # box does not follow it)
+    stack_width_ratio: float = 0.5
     # bands of equal width abutting within this gap are one box filled in pieces (merged into one box)
     piece_gap: float = 0.5
+    # an outline whose text-holding inner shapes cover at least this share of it is one box filled in pieces
+    # (a table cell shaded line by line), not a frame around several boxes
+    tile_share: float = 0.7
+
+    # a glyph crossing a box's bottom edge with at least this share of its height inside belongs to the box
+    overflow_share: float = 0.3
 
     def __post_init__(self) -> None:
         for item in fields(self):

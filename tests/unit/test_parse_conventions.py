@@ -136,3 +136,38 @@ def test_settings_validate_themselves() -> None:
                 tokens=text("Q", 120, 110) + text("A", 120, 210))
     assert edges(assemble(near)) == {("Q", "A")}
     assert edges(assemble(near, AssemblySettings(head_reach=2.0))) == set()
+
+
+def test_band_with_a_chevron_pointer_is_a_box_and_a_block_arrow_into_the_next() -> None:
+    # a full-width band whose outline has a chevron below it, pointing into the next band
+    band = ((50, 100), (550, 100), (550, 140), (315, 140), (300, 158), (285, 140), (50, 140))
+    prims = page(shapes=[Shape(band, BBox.around(band), True, True, "polygon"), rect(50, 150, 550, 190, True)],
+                 tokens=text("FIRST", 100, 110) + text("NEXT", 100, 165))
+    layout = assemble(prims)
+    assert edges(layout) == {("FIRST", "NEXT")}
+    first = next(b for b in layout.boxes if b.tokens[0].text == "F")
+    assert first.bbox.bottom == 140  # the pointer is not part of the box
+
+
+def test_pointer_into_a_table_header_row_enters_every_column() -> None:
+    band = ((50, 100), (550, 100), (550, 140), (315, 140), (300, 162), (285, 140), (50, 140))
+    columns = [rect(50, 160, 200, 300, True), rect(200.4, 160, 350, 300, True), rect(350.4, 160, 550, 300, True)]
+    prims = page(shapes=[Shape(band, BBox.around(band), True, True, "polygon"), *columns],
+                 tokens=text("TOP", 100, 110) + text("A", 60, 170) + text("B", 210, 170) + text("C", 360, 170))
+    assert edges(assemble(prims)) == {("TOP", "A"), ("TOP", "B"), ("TOP", "C")}
+
+
+def test_cell_shaded_line_by_line_is_one_box_and_its_grid_no_connector() -> None:
+    # a column: text-less background with one shaded strip per text line, and a rule across its top
+    strips = [rect(60, 200 + 15 * i, 190, 215 + 15 * i, True) for i in range(3)]
+    prims = page(shapes=[rect(50, 195, 200, 260, True), *strips, rect(205, 195, 350, 260, True)],
+                 segments=[Segment((50, 205), (200, 205)), Segment((200, 205), (350, 205))],
+                 tokens=text("A", 70, 202) + text("B", 70, 217) + text("C", 70, 232) + text("X", 250, 220))
+    layout = assemble(prims)
+    assert sorted(names(layout).values()) == ["ABC", "X"]
+    assert edges(layout) == set()
+
+
+def test_text_overflowing_a_box_bottom_belongs_to_the_box() -> None:
+    prims = page(shapes=[rect(100, 100, 200, 125)], tokens=text("TOP", 110, 105) + text("RUN", 110, 121))
+    assert names(assemble(prims)) == {0: "TOPRUN"}
