@@ -94,7 +94,10 @@ class Discovery(BaseModel):
 
 
 PREFETCH = {"patient": "Patient/{{context.patientId}}",
-            "observations": "Observation?subject={{context.patientId}}"}
+            "observations": "Observation?subject={{context.patientId}}",
+            "conditions": "Condition?subject={{context.patientId}}"}
+# conditions in these verification states are not diagnoses of the patient
+_NOT_DIAGNOSES = frozenset({"refuted", "entered-in-error"})
 
 
 def discovery(settings: FhirSettings) -> Discovery:
@@ -114,8 +117,6 @@ def _problems(exc: ValidationError, where: str) -> str:
 def patient_data(request: CdsRequest, settings: FhirSettings) -> dict[str, Any]:
     """The prefetched Patient and its (valid, current) Observations as one Bundle, the latest per code.
     :class:`CdsRequestError` names what is malformed; :class:`PrefetchMissingError` when there is no Patient."""
-    from fhir.resources.R4B.bundle import Bundle
-    from fhir.resources.R4B.observation import Observation
     from fhir.resources.R4B.patient import Patient
 
     if request.hook != HOOK:
@@ -138,40 +139,57 @@ def patient_data(request: CdsRequest, settings: FhirSettings) -> dict[str, Any]:
     if patient.get("id") != request.context.patientId:
         raise CdsRequestError(f"prefetch.patient has id {patient.get('id')!r} but context.patientId is "
                               f"{request.context.patientId!r}")
-    found = prefetch.get("observations")
-    observations: list[dict[str, Any]] = []
-    if found is not None:
-        if not isinstance(found, dict) or found.get("resourceType") != "Bundle":
-            raise CdsRequestError("prefetch.observations must be a FHIR Bundle (the result of the Observation search)")
-        try:
-            Bundle.model_validate(found)
-        except ValidationError as exc:
-            raise CdsRequestError(f"prefetch.observations is not a valid FHIR Bundle: "
-                                  f"{_problems(exc, 'observations')}") from exc
-        entries = found.get("entry") or []
-        if len(entries) > settings.cds_max_observations:
-            raise CdsRequestError(f"prefetch.observations holds {len(entries)} entries; at most "
-                                  f"{settings.cds_max_observations} are accepted (DKG_FHIR_CDS_MAX_OBSERVATIONS)")
-        for n, entry in enumerate(entries):
-            resource = entry.get("resource") or {}
-            if resource.get("resourceType") == "OperationOutcome":
-                continue  # a search may carry warnings
-            if resource.get("resourceType") != "Observation":
-                raise CdsRequestError(f"prefetch.observations.entry[{n}] is a {resource.get('resourceType')!r}, "
-                                      "not an Observation")
-            try:
-                Observation.model_validate(resource)
-            except ValidationError as exc:
-                raise CdsRequestError(f"prefetch.observations.entry[{n}] is not a valid Observation: "
-                                      f"{_problems(exc, 'observation')}") from exc
-            subject = (resource.get("subject") or {}).get("reference")
-            if subject not in (None, f"Patient/{request.context.patientId}"):
-                raise CdsRequestError(f"prefetch.observations.entry[{n}] is about {subject!r}, not "
-                                      f"Patient/{request.context.patientId}")
-            if resource.get("status") not in _NOT_FACTS:
-                observations.append(resource)
+    observations = [o for o in _search_results(prefetch.get("observations"), "observations", "Observation",
+                                               request.context.patientId, settings)
+                    if o.get("status") not in _NOT_FACTS]
     return {"resourceType": "Bundle", "type": "collection",
             "entry": [{"resource": patient}] + [{"resource": o} for o in _latest_per_code(observations)]}
+
+
+def diagnosed_guidelines(request: CdsRequest, codes: CodeMap, settings: FhirSettings) -> set[str]:
+    """The guidelines whose diagnosis codes (mapping data) a prefetched Condition carries."""
+    found: set[str] = set()
+    conditions = _search_results((request.prefetch or {}).get("conditions"), "conditions", "Condition",
+                                 request.context.patientId, settings)
+    for condition in conditions:
+        states = {c.get("code") for c in (condition.get("verificationStatus") or {}).get("coding", [])}
+        if states & _NOT_DIAGNOSES:
+            continue
+        for coding in (condition.get("code") or {}).get("coding", []):
+            found.update(codes.guidelines_of(str(coding.get("system")), str(coding.get("code"))))
+    return found
+
+
+def _search_results(found: object, name: str, resource_type: str, patient_id: str, settings: FhirSettings
+                    ) -> list[dict[str, Any]]:
+    """The resources of a prefetched search Bundle, each validated and about the patient (None = none)."""
+    from fhir.resources.R4B.bundle import Bundle
+
+    if found is None:
+        return []
+    if not isinstance(found, dict) or found.get("resourceType") != "Bundle":
+        raise CdsRequestError(f"prefetch.{name} must be a FHIR Bundle (the result of the {resource_type} search)")
+    try:
+        Bundle.model_validate(found)
+    except ValidationError as exc:
+        raise CdsRequestError(f"prefetch.{name} is not a valid FHIR Bundle: {_problems(exc, name)}") from exc
+    entries = found.get("entry") or []
+    if len(entries) > settings.cds_max_observations:
+        raise CdsRequestError(f"prefetch.{name} holds {len(entries)} entries; at most {settings.cds_max_observations} "
+                              "are accepted (DKG_FHIR_CDS_MAX_OBSERVATIONS)")
+    out = []
+    for n, entry in enumerate(entries):
+        resource = entry.get("resource") or {}
+        if resource.get("resourceType") == "OperationOutcome":
+            continue  # a search may carry warnings
+        if resource.get("resourceType") != resource_type:
+            raise CdsRequestError(f"prefetch.{name}.entry[{n}] is a {resource.get('resourceType')!r}; "
+                                  f"prefetch.{name} must hold {resource_type} resources")
+        subject = (resource.get("subject") or {}).get("reference")
+        if subject not in (None, f"Patient/{patient_id}"):
+            raise CdsRequestError(f"prefetch.{name}.entry[{n}] is about {subject!r}, not Patient/{patient_id}")
+        out.append(resource)
+    return out
 
 
 def _when(obs: dict[str, Any]) -> str:
@@ -250,9 +268,13 @@ class CdsService:
     def answer(self, request: CdsRequest, *, node_url: Callable[[str], str] | None = None) -> CdsResponse:
         """The cards for one request (see the module docstring)."""
         data = patient_data(request, self.settings)
+        diagnosed = diagnosed_guidelines(request, self.codes, self.settings)
         snapshot = self.snapshot()
         results: list[tuple[VersionInfo, Evaluation]] = []
-        for info in self.current_versions():
+        versions = self.current_versions()
+        if any(v.guideline in diagnosed for v in versions):
+            versions = [v for v in versions if v.guideline in diagnosed]
+        for info in versions:
             results.append((info, self.plan(info, snapshot).evaluate(data)))
         cards = [step_card(info, ev, step, node_url) for info, ev in results for step in ev.steps]
         if not cards:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from dkg.fhir.errors import CodeMappingError
+from dkg.types import GUIDELINE_NAME_PATTERN
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 LOCAL = "local"
@@ -51,6 +52,7 @@ class MappingFile(BaseModel):
 
     format: Literal[1]
     local_system: str = Field(pattern=_URI)
+    diseases: dict[Annotated[str, Field(pattern=GUIDELINE_NAME_PATTERN)], list[Coding]] = Field(default_factory=dict)
     keys: dict[str, KeyEntry]
 
     @field_validator("local_system")
@@ -84,6 +86,12 @@ class CodeMap(BaseModel):
 
     local_system: str
     keys: dict[str, KeyCode]
+    diseases: dict[str, list[Coding]] = Field(default_factory=dict)
+
+    def guidelines_of(self, system: str, code: str) -> list[str]:
+        """The guidelines whose diagnosis codes include this coding (equal, or below an ICD-10 category)."""
+        return sorted(g for g, codings in self.diseases.items()
+                      if any(c.system == system and (code == c.code or code.startswith(c.code)) for c in codings))
 
     def key(self, key: str) -> KeyCode | None:
         return self.keys.get(key)
@@ -158,7 +166,7 @@ def resolve(data: object, source: str) -> CodeMap:
                                 f"stands for {other}; each key needs its own code")
     if problems:
         raise CodeMappingError(f"{source}: " + "; ".join(problems))
-    return CodeMap(local_system=parsed.local_system, keys=keys)
+    return CodeMap(local_system=parsed.local_system, keys=keys, diseases=parsed.diseases)
 
 
 def load_code_map(path: Path) -> CodeMap:
