@@ -187,6 +187,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
     bridges, heads_in_front = _label_bridges(label_boxes, segments, arrowheads, boxes, settings)
     segments += bridges
     arrowheads += heads_in_front
+    segments += _dangling_bridges(segments, arrowheads, boxes, settings)
     connectors = _connector_trees(segments, arrowheads, boxes, warnings, prims.source == "ocr", settings)
     for shape in empties:
         tip = _is_block_arrow(shape)
@@ -297,6 +298,39 @@ def _branch_label_boxes(boxes: list[RawBox], segments: list[Segment], arrowheads
         ) or any(head.bbox.distance_to_box(box.bbox) <= near for head in arrowheads)
         (on_connector if touches else loose).append(box)
     return on_connector, loose
+
+
+def _dangling_bridges(segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox],
+                      settings: AssemblySettings) -> list[Segment]:
+    """Strokes closing the small gap a straight line's free end (at no box, stroke or arrowhead) leaves before
+    the line it runs onto: a tick dropped onto a fan-out bar that stops a few points short of it."""
+    from shapely.geometry import LineString
+
+    lines = [LineString([seg.a, seg.b]) for seg in segments]
+    bridges: list[Segment] = []
+    for index, seg in enumerate(segments):
+        kind = orientation(seg)
+        length = math.dist(seg.a, seg.b)
+        if kind is None or length < 1:
+            continue
+        for end, other_end in ((seg.a, seg.b), (seg.b, seg.a)):
+            if (any(_box_distance(box, end) <= settings.attach_tol for box in boxes)
+                    or any(h.bbox.expand(TOUCH_TOL).contains_point(end) for h in arrowheads)
+                    or any(k != index and point_segment_distance(end, o.a, o.b) <= TOUCH_TOL
+                           for k, o in enumerate(segments))):
+                continue
+            dx, dy = (end[0] - other_end[0]) / length, (end[1] - other_end[1]) / length
+            reach = LineString([end, (end[0] + dx * settings.junction_gap, end[1] + dy * settings.junction_gap)])
+            hits: list[tuple[float, Point]] = []
+            for k in range(len(segments)):
+                if k == index or not reach.intersects(lines[k]):
+                    continue
+                meet = reach.intersection(lines[k])
+                if meet.geom_type == "Point":  # a crossing, not a collinear continuation
+                    hits.append((math.dist(end, (meet.x, meet.y)), (meet.x, meet.y)))
+            if hits:
+                bridges.append(Segment(end, min(hits)[1]))
+    return bridges
 
 
 def _touches(bbox: BBox, segments: list[Segment], arrowheads: list[Shape], near: float) -> int:
@@ -487,6 +521,12 @@ def _stacked(boxes: list[RawBox], connectors: list[RawConnector], warnings: list
                     or narrow < settings.stack_width_ratio * max(a.width, b.width)
                     or frozenset((upper, lower)) in linked):
                 continue
+            uppers = [i for i, other in enumerate(boxes) if i != lower and other.bbox.top < b.top
+                      and -settings.stack_gap <= b.top - other.bbox.bottom <= settings.stack_gap
+                      and min(other.bbox.x1, b.x1) - max(other.bbox.x0, b.x0)
+                      >= settings.stack_overlap * min(other.bbox.width, b.width)]
+            if len(uppers) > 1:
+                continue  # several boxes standing on one: which leads on is not drawn
             out.append(RawConnector([upper], [lower], [Segment((a.center[0], a.bottom), (b.center[0], b.top))],
                                     "stacked", directed=False))
             on_chart.add(lower)

@@ -55,7 +55,7 @@ class AssemblySettings:
     # boxes stacked this close (gap in y; negative = overlapping), the narrower one standing at least this share
     # of its width under the wider one, follow each other in reading order when no connector joins them
     stack_gap: float = 5.0
-    stack_overlap: float = 0.9
+    stack_overlap: float = 0.5
     # ... and the narrower is at least this share of the wider's width (a page-wide notes panel under a step
     # box does not follow it)
     stack_width_ratio: float = 0.5
@@ -67,6 +67,9 @@ class AssemblySettings:
 
     # a glyph crossing a box's bottom edge with at least this share of its height inside belongs to the box
     overflow_share: float = 0.3
+
+    # a straight stroke whose free end stops at most this short of another stroke it points at joins it
+    junction_gap: float = 8.0
 
     def __post_init__(self) -> None:
         for item in fields(self):

@@ -171,3 +171,25 @@ def test_cell_shaded_line_by_line_is_one_box_and_its_grid_no_connector() -> None
 def test_text_overflowing_a_box_bottom_belongs_to_the_box() -> None:
     prims = page(shapes=[rect(100, 100, 200, 125)], tokens=text("TOP", 110, 105) + text("RUN", 110, 121))
     assert names(assemble(prims)) == {0: "TOPRUN"}
+
+
+def test_tick_stopping_short_of_a_fan_out_bar_joins_it() -> None:
+    # Q ──[YES] , a tick down from the label stops 6 pt above the bar joining A and B (no arrowheads)
+    prims = page(shapes=[rect(100, 100, 180, 130), rect(250, 108, 275, 122), rect(200, 160, 240, 190),
+                         rect(310, 160, 350, 190)],
+                 segments=[Segment((180, 115), (250, 115)), Segment((262, 122), (262, 169)),
+                           Segment((240, 175), (310, 175))],
+                 tokens=text("Q", 130, 110) + text("YES", 252, 110, 8) + text("A", 210, 170) + text("B", 320, 170))
+    layout = assemble(prims)
+    assert edges(layout) == {("Q", "A"), ("Q", "B")}
+    assert labels(layout) == {"A": "YES", "B": "YES"}
+
+
+def test_box_under_two_stacked_boxes_is_not_joined_to_either() -> None:
+    # Q -> S; A and B stand side by side under S, and C under both A and B
+    prims = page(shapes=[rect(100, 50, 300, 80), rect(120, 120, 280, 150), rect(100, 153, 195, 190),
+                         rect(205, 153, 300, 190), rect(100, 194, 300, 220)],
+                 segments=[Segment((200, 80), (200, 113))], arrowheads=[head_down(200, 120)],
+                 tokens=text("Q", 190, 60) + text("S", 190, 130) + text("A", 140, 165) + text("B", 250, 165)
+                 + text("C", 190, 200))
+    assert edges(assemble(prims)) == {("Q", "S"), ("S", "A"), ("S", "B")}
