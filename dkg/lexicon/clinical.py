@@ -104,18 +104,26 @@ class OutOfScope(BaseModel):
     requests: list[OutOfScopeRequest] = Field(default_factory=list)
 
 
+_COMPARISON = re.compile(r"^(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?)$")
+
+
 class Implication(BaseModel):
-    """A fact the question implies when it states another and leaves this key unstated."""
+    """A fact the question implies when it states another and leaves this key unstated. ``when`` maps a key to
+    the values that imply (categorical) or to a comparison such as ``'>=90'`` (numeric)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    when: dict[str, list[str]]
+    when: dict[str, list[str] | str]
     then: dict[str, str]
 
     @model_validator(mode="after")
     def _keys(self) -> Implication:
         for key, values in self.when.items():
             _check_key(key)
+            if isinstance(values, str):
+                if VOCABULARY[key].kind is not KeyKind.NUMERIC or not _COMPARISON.match(values):
+                    raise ValueError(f"when.{key}: {values!r} must be a comparison like '>=90' on a numeric key")
+                continue
             for value in values:
                 _check_value(key, value)
         for key, value in self.then.items():
@@ -143,6 +151,8 @@ class NegationSettings(BaseModel):
 
     window: int = Field(default=4, ge=0, le=20)
     clause_ends: list[str] = Field(default_factory=list)
+    hypothetical_cues: list[str] = Field(default_factory=list, description="'risk of', 'to prevent': what follows "
+                                                                           "is a possibility, not a fact")
 
 
 class ClinicalLexiconData(BaseModel):
@@ -358,7 +368,8 @@ class ClinicalLexicon:
             nlp = spacy.blank("en")
             nlp.add_pipe("sentencizer")
             terms = termset("en_clinical")
-            terms.add_patterns({"preceding_negations": list(self.data.negation_cues),
+            terms.add_patterns({"preceding_negations": [*self.data.negation_cues,
+                                                        *self.data.negation.hypothetical_cues],
                                 "termination": list(self.data.negation.clause_ends)})
             nlp.add_pipe("negex", config={"neg_termset": terms.get_patterns()})
             self._negex_nlp = nlp
@@ -515,10 +526,20 @@ def implied_facts(facts: dict[str, FactValue]) -> dict[str, FactValue]:
     """``facts`` plus what the lexicon's implications add for keys the question leaves unstated."""
     out = dict(facts)
     for rule in clinical_lexicon().data.implications:
-        if all(str(out.get(k)) in values for k, values in rule.when.items()):
+        if all(_holds(out.get(k), values) for k, values in rule.when.items()):
             for key, value in rule.then.items():
                 out.setdefault(key, value)
     return out
+
+
+def _holds(value: FactValue | None, condition: list[str] | str) -> bool:
+    if isinstance(condition, list):
+        return str(value) in condition
+    match = _COMPARISON.match(condition)
+    if not isinstance(value, float) or match is None:
+        return False
+    limit = float(match[2])
+    return {"<": value < limit, "<=": value <= limit, ">": value > limit, ">=": value >= limit}[match[1]]
 
 
 def with_treatment_names(question: str) -> str:

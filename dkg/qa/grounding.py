@@ -83,6 +83,12 @@ def treatment_in_question(question: str, known: list[str]) -> str | None:
         m = re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", q)
         if m:
             present.append((m.start(), word))
+    # a short regimen name written in capitals ('POMP', 'MAP', 'SBRT') that is a word of a known option
+    short = {w for k in known for w in re.findall(r"[a-z][a-z0-9/\-]{2,5}", _norm(k))}
+    for m in re.finditer(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9/\-]{2,5}(?![A-Za-z0-9])", question):
+        word = m.group(0).lower()
+        if word in short and not not_a_treatment(word) and word not in _STOP:
+            present.append((m.start(), word))
     return min(present)[1] if present else None
 
 

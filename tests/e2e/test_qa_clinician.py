@@ -90,3 +90,56 @@ def test_re_asking_with_the_missing_facts_moves_the_answer_along(service: TextTo
     again = service.answer(f"{question} (comorbidity=none)")
     assert again.answered and again.matched_nodes != first.matched_nodes
     assert "comorbidity" not in [m.key for m in again.missing_facts]
+
+
+# Questions written for this test, independently of the clinician dev and held-out files, with the boxes the
+# guideline sources give for them ('yes'/'no': the verdict of an advise answer; None: no answer expected).
+OWN_WORDINGS: list[tuple[str, list[str] | str | None]] = [
+    ("Sixty-eight year old woman, newly diagnosed Philadelphia chromosome positive B cell ALL, diabetic on insulin "
+     "with CKD stage 4 and prior MI - clearly not fit. Which induction?", ["all2_tx_low"]),
+    ("27M, Ph+ B-ALL just confirmed, no medical history to speak of. Induction regimen?", ["all2_tx_intensive"]),
+    ("Ph-neg B-ALL in a 33 yo, healthy otherwise - what induction?", ["all3_tx_peds"]),
+    ("Ph-negative B-ALL, achieved complete remission, MRD came back positive at 0.05 percent. Consolidation?",
+     ["all5_tx_blina", "all5_tx_hct"]),
+    ("Our Ph+ ALL patient relapsed on dasatinib; ABL1 mutation testing shows T315I. What are the options?",
+     ["all7_tx_tki"]),
+    ("T-ALL that has relapsed 14 months after diagnosis in a 25-year-old. Next step?", ["all7_tx_nel"]),
+    ("Would blinatumomab be reasonable for a Ph-negative B-ALL that relapsed after consolidation?", "yes"),
+    ("Is POMP maintenance appropriate for Ph-positive ALL in remission?", "no"),
+    ("What dose of dasatinib do we start with in Ph+ ALL?", None),
+    ("72F, 3.2 cm enhancing renal mass, cT1a N0 M0, ECOG 1. Management?", ["kid2_tx_small"]),
+    ("Renal mass measuring 55 mm, stage one, no mets, in a 59 year old man. What do we offer?", ["kid2_tx_pn_rn"]),
+    ("s/p radical nephrectomy for clear cell RCC, pathology high risk for recurrence. Adjuvant?", ["kid3_tx_adj"]),
+    ("Stage four clear cell kidney cancer, IMDC favourable risk; which systemic therapy?", ["kid4_tx_fav"]),
+    ("Stage IV papillary renal cell carcinoma. What systemic options?", ["kid5_tx_pap"]),
+    ("3-year-old with bilateral Wilms tumour. Plan?", ["kid6_tx_bilat"]),
+    ("Which patients should get adjuvant pembrolizumab after nephrectomy?", ["kid3_adj"]),
+    ("Can you recommend a hotel near the cancer centre?", None),
+    ("Ewing sarcoma of the femur, localised, 19 year old. Induction chemo?", ["b6_vdcie"]),
+    ("Ewing sarcoma relapsed 30 months after diagnosis. Options?", ["b10_late_tx"]),
+    ("Dedifferentiated chondrosarcoma, localized and resectable, ECOG 0: treatment?", ["b4_surg_chemo"]),
+    ("How should I treat metastatic pancreatic cancer?", None),
+    ("Is the shingles vaccine safe during maintenance for ALL?", None),
+]
+
+
+@pytest.fixture(scope="module")
+def uid_boxes() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for guideline, version in GenConfig().versions:
+        for box, uid in clinician.box_uids(guideline, version).items():
+            out.setdefault(uid, []).append(box)
+    return out
+
+
+@pytest.mark.parametrize(("question", "expected"), OWN_WORDINGS, ids=[f"own-{i}" for i in range(len(OWN_WORDINGS))])
+def test_own_wordings_are_answered_from_the_right_box(service: TextToCypherService, uid_boxes: dict[str, list[str]],
+                                                      question: str, expected: list[str] | str | None) -> None:
+    answer = service.answer(question)
+    if expected is None:
+        assert not answer.answered and not answer.matched_nodes and answer.no_answer_reason
+    elif isinstance(expected, str):
+        assert clinician.verdict_of(answer) == expected, answer.answer
+    else:
+        assert answer.matched_nodes and all(set(uid_boxes.get(u, [])) & set(expected) for u in answer.matched_nodes), \
+            [uid_boxes.get(u, u) for u in answer.matched_nodes]

@@ -4,6 +4,8 @@ out-of-scope requests): the facts the clinical-language layer must read from eac
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dkg.lexicon.clinical import digit_text, implied_facts, negation, out_of_scope
@@ -91,3 +93,34 @@ def test_number_word_spans_map_back_onto_the_question() -> None:
 ])
 def test_own_out_of_scope_wordings(text: str, reason: str) -> None:
     assert reason in (out_of_scope(text) or "")
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("osteosarcoma resected: 95% necrosis, clear margins", "response", "good"),
+    ("resection specimen shows 60% necrosis", "response", "poor"),
+    ("3.2 cm renal mass, cT1a N0 M0", "metastasis", "none"),
+    ("stage II clear cell RCC", "metastasis", "none"),
+])
+def test_implied_facts(text: str, key: str, value: str) -> None:
+    assert facts(text)[key] == value
+
+
+def test_a_risk_of_recurrence_is_no_recurrence() -> None:
+    assert "disease_status" not in facts("s/p radical nephrectomy for ccRCC, pathology high risk for recurrence")
+    assert facts("local recurrence of chondrosarcoma")["disease_status"] == "recurrent"
+
+
+def test_a_numeric_implication_needs_a_comparison(tmp_path: Path) -> None:
+    from dkg.lexicon.clinical import Implication
+
+    with pytest.raises(ValueError, match="comparison"):
+        Implication.model_validate({"when": {"necrosis": "lots"}, "then": {"response": "good"}})
+
+
+def test_a_regimen_written_in_capitals_is_a_treatment() -> None:
+    from dkg.qa.grounding import treatment_in_question
+
+    known = ["pomp maintenance for 2–3 years with intrathecal prophylaxis", "tki maintenance for at least 2 years"]
+    assert treatment_in_question("Is POMP appropriate for Ph-positive ALL in remission?", known) == "pomp"
+    # imaging and shorthand in capitals are no treatment
+    assert treatment_in_question("CT shows Ph-positive ALL in remission, MRD negative", known) is None
