@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from dkg import MEDICAL_DISCLAIMER
 from dkg.fhir.codes import CodeMap, load_code_map
 from dkg.fhir.errors import FhirError
-from dkg.fhir.fhirpath import compiled, write
+from dkg.fhir.fhirpath import syntax_errors, write
 from dkg.fhir.graph_view import EdgeRecord, NodeRecord, VersionView, read_version
 from dkg.fhir.settings import FhirSettings, load_fhir_settings
 from dkg.graph.db import Graph
@@ -286,7 +286,7 @@ def _all_actions(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def check_plan(plan: dict[str, Any]) -> list[str]:
     """What the FHIR models do not check: action ids unique, every relatedAction and contained reference
-    resolves, every FHIRPath condition compiles. Returns the problems (empty when none)."""
+    resolves, every FHIRPath condition parses by the FHIRPath grammar. Returns the problems (empty when none)."""
     problems = []
     actions = _all_actions(plan.get("action", []))
     ids = [a.get("id") for a in actions]
@@ -305,10 +305,9 @@ def check_plan(plan: dict[str, Any]) -> list[str]:
             text = cond.get("expression", {}).get("expression")
             if text is None:
                 continue
-            try:
-                compiled(text)
-            except Exception as exc:  # fhirpathpy raises bare exceptions for syntax errors
-                problems.append(f"action {a.get('id')}: FHIRPath does not compile ({exc}): {text[:80]}")
+            errors = syntax_errors(text)
+            if errors:
+                problems.append(f"action {a.get('id')}: FHIRPath does not compile ({errors[0]}): {text[:80]}")
     return problems
 
 

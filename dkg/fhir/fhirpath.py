@@ -175,3 +175,30 @@ def compiled(expression: str) -> Callable[..., list[Any]]:
 def is_true(expression: str, resource: dict[str, Any]) -> bool:
     """Whether ``expression`` evaluates to exactly ``true`` on ``resource`` (empty counts as not true)."""
     return compiled(expression)(resource) == [True]
+
+
+def syntax_errors(expression: str) -> list[str]:
+    """The FHIRPath grammar's complaints about ``expression`` (fhirpathpy itself recovers from them silently)."""
+    from antlr4 import CommonTokenStream, InputStream
+    from antlr4.error.ErrorListener import ErrorListener
+    from fhirpathpy.parser.generated.FHIRPathLexer import FHIRPathLexer
+    from fhirpathpy.parser.generated.FHIRPathParser import FHIRPathParser
+
+    found: list[str] = []
+
+    class Collect(ErrorListener):
+        def syntaxError(self, recognizer: object, symbol: object, line: int, column: int, msg: str,
+                        e: object) -> None:
+            found.append(f"column {column}: {msg}")
+
+    lexer = FHIRPathLexer(InputStream(expression))
+    lexer.removeErrorListeners()
+    lexer.addErrorListener(Collect())
+    parser = FHIRPathParser(CommonTokenStream(lexer))
+    parser.removeErrorListeners()
+    parser.addErrorListener(Collect())
+    tree = parser.expression()
+    if not found and parser.getCurrentToken().type != -1:  # input left over after a complete expression
+        found.append(f"unexpected {parser.getCurrentToken().text!r}")
+    del tree
+    return found
