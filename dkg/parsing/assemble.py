@@ -824,6 +824,16 @@ def _grouped_trees(
                                    if _segment_bbox_distance(seg, boxes[near[0]].bbox) <= STEM_GAP}
                 warnings.append(f"connector into {', '.join(boxes[t].id for t in targets)} touches no box where "
                                 f"it starts; assumed it leaves {boxes[near[0]].id}, {STEM_GAP:g} pt or less away")
+        if not touched and len(targets) == 2 and not raster:
+            # a line with an arrowhead at each end (a loop between two boxes) runs both ways
+            first, second = targets
+            for source, target in ((first, second), (second, first)):
+                connectors.append(RawConnector(
+                    [source], [target], segs, "line", target_segments={target: target_segments.get(target, set())},
+                    source_segments=target_segments.get(source, set())))
+            warnings.append(f"connector between {boxes[first].id} and {boxes[second].id} has an arrowhead at "
+                            "each end; read as running both ways")
+            continue
         if not touched:
             warnings.append(
                 f"connector into {', '.join(boxes[t].id for t in targets)} starts at no box; ignored"

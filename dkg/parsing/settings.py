@@ -31,7 +31,7 @@ class AssemblySettings:
     label_max_words: int = 3
     # a label (branch-label box, or free text) stands in a connector's path when a stroke end or arrowhead comes
     # this close to it; free text reached by two or more such ends is a label whatever its words
-    label_on_connector: float = 8.0
+    label_on_connector: float = 10.0
     # an arrowhead is a triangle whose tip is the corner opposite its clearly shortest side (shorter than this
     # share of the others): it enters the box in front of its tip, never the box behind it
     head_base_ratio: float = 0.9
@@ -66,7 +66,7 @@ class AssemblySettings:
     tile_share: float = 0.7
 
     # a glyph crossing a box's bottom edge with at least this share of its height inside belongs to the box
-    overflow_share: float = 0.3
+    overflow_share: float = 0.2
 
     # a straight stroke whose free end stops at most this short of another stroke it points at joins it
     junction_gap: float = 8.0

@@ -193,3 +193,26 @@ def test_box_under_two_stacked_boxes_is_not_joined_to_either() -> None:
                  tokens=text("Q", 190, 60) + text("S", 190, 130) + text("A", 140, 165) + text("B", 250, 165)
                  + text("C", 190, 200))
     assert edges(assemble(prims)) == {("Q", "S"), ("S", "A"), ("S", "B")}
+
+
+def test_line_with_an_arrowhead_at_each_end_runs_both_ways() -> None:
+    prims = page(shapes=[rect(100, 100, 160, 130), rect(100, 200, 160, 230)],
+                 segments=[Segment((93, 115), (80, 115)), Segment((80, 115), (80, 215)), Segment((80, 215), (93, 215))],
+                 arrowheads=[Shape(((93, 112), (93, 118), (100, 115)), BBox(93, 112, 100, 118), True, False),
+                             Shape(((93, 212), (93, 218), (100, 215)), BBox(93, 212, 100, 218), True, False)],
+                 tokens=text("A", 120, 110) + text("B", 120, 210))
+    layout = assemble(prims)
+    assert edges(layout) == {("A", "B"), ("B", "A")}
+    assert any("each end" in warning for warning in layout.warnings)
+
+
+def test_arrow_through_a_label_standing_apart_from_the_line_ends() -> None:
+    # B ◀── YES ◀── A : both arrow pieces stop 9 pt short of the word
+    prims = page(shapes=[rect(60, 100, 120, 130), rect(240, 100, 300, 130)],
+                 segments=[Segment((240, 115), (233, 115)), Segment((194, 115), (127, 115))],
+                 arrowheads=[Shape(((233, 112), (233, 118), (227, 115)), BBox(227, 112, 233, 118), True, False),
+                             Shape(((127, 112), (127, 118), (121, 115)), BBox(121, 112, 127, 118), True, False)],
+                 tokens=text("B", 80, 110) + text("YES", 203, 110, 10) + text("A", 260, 110))
+    layout = assemble(prims)
+    assert edges(layout) == {("A", "B")}
+    assert labels(layout) == {"B": "YES"}
