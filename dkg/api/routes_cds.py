@@ -43,7 +43,8 @@ def cds_service(request: Request) -> CdsService:
     return service
 
 
-@router.get("", response_model=Discovery, summary="CDS Hooks discovery: the services this server offers")
+@router.get("", response_model=Discovery, response_model_exclude_none=True,
+            summary="CDS Hooks discovery: the services this server offers")
 def list_services(request: Request) -> Discovery:
     return discovery(cds_service(request).settings)
 
@@ -62,7 +63,7 @@ def _parse(body: bytes) -> CdsRequest:
         raise CdsRequestError(f"malformed CDS Hooks request: {problems}") from exc
 
 
-@router.post("/{service_id}", response_model=CdsResponse,
+@router.post("/{service_id}", response_model=CdsResponse, response_model_exclude_none=True,
              summary="patient-view: cards with the next step of each guideline, or the facts it needs")
 async def call_service(service_id: ServiceId, request: Request) -> CdsResponse:
     service = cds_service(request)

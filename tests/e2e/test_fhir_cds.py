@@ -100,6 +100,7 @@ def test_a_patient_gets_the_dkg_next_step_as_a_card(client: httpx.Client, graph:
     card = ours[0]
     assert card["indicator"] == "info" and len(card["summary"]) <= 140
     assert " ".join(expected["content"].split())[:60] in card["detail"]
+    assert "url" not in card["source"], "no null fields: the optional url is left out"
     label = card["source"]["label"]
     assert "Acute Lymphoblastic" in label and version in label and "page ALL-" in label
     assert "satisfied: " in card["detail"] and "ph=+" in card["detail"] and MEDICAL_DISCLAIMER in card["detail"]
