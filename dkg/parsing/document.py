@@ -27,7 +27,7 @@ from dkg.parsing.models import (
     UnreadablePDFError,
 )
 from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
-from dkg.parsing.textlayout import Line, TextBlock, collapse, render, words_of
+from dkg.parsing.textlayout import Line, TextBlock, collapse, group_blocks, render, words_of
 from dkg.services.tesseract import TesseractNotFoundError
 from dkg.types import HeadTailEdge
 
@@ -737,6 +737,9 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
         page.notes.append(PageNote("branch_label", label_box.bbox, text, label_box.id))
     for block in layout.other:
         page.notes.append(PageNote("free_text", block.bbox, render(block, notes, known)[1]))
+    for block in group_blocks(layout.header) + group_blocks(layout.bottom):
+        # titles, text panels above the chart, footnotes and footers: not the chart, kept for retrieval
+        page.notes.append(PageNote("page_text", block.bbox, render(block, notes, known)[1]))
     page.issues = [PageIssue(number, message) for message in issues]
     return page
 

@@ -32,6 +32,7 @@ class OverlayStyle:
     side_box: RGB = (245, 140, 0)
     branch_label: RGB = (170, 40, 200)
     free_text: RGB = (120, 120, 120)
+    page_text: RGB = (160, 160, 160)
     width: int = 2
     font_size: int = 14
 
@@ -44,6 +45,7 @@ NOTE_LEGEND = {
     "side_box": "side box (page note, not a node)",
     "branch_label": "branch label box (became an edge label)",
     "free_text": "text on no connector (dropped)",
+    "page_text": "text outside the chart (title, panels, footer)",
 }
 
 
