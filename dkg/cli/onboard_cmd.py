@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from dkg.cli.common import app, cell, console, echo, friendly_errors
+
+if TYPE_CHECKING:
+    from dkg.graph.db import Graph
 
 review_app = typer.Typer(help="Review a draft guideline version: list, accept, edit or reject its items "
                               "(boxes n…, arrows e…, proposed keys k:…). Every action is audited.",
@@ -183,29 +187,53 @@ def history_command(guideline: str = GUIDELINE, version: str = VERSION) -> None:
     console.print(table)
 
 
+REINDEX = typer.Option(True, "--reindex/--no-reindex",
+                       help="Refresh the retrieval index afterwards (incremental; only when one exists).")
+
+
+def _reindex(graph: Graph) -> None:
+    """Refresh an existing retrieval index for the models it holds, so the GRAG route follows the change."""
+    from dkg.config import get_settings
+    from dkg.graph.db import named_queries
+    from dkg.retrieval.index import META_NAME, build_index
+    from dkg.retrieval.settings import load_retrieval_settings
+
+    meta = graph.read(named_queries("retrieval_index")["read_meta"], {"name": META_NAME})
+    if not meta:
+        echo("no retrieval index yet: `dkg index` builds one")
+        return
+    models = tuple(meta[0]["models"] or ("minilm",))
+    report = build_index(graph, home=Path(get_settings().home), models=models, hops=load_retrieval_settings().hops)
+    echo(report.summary())
+
+
 @app.command("publish")
 @friendly_errors
 def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str | None = WHO,
-                    reason: str = REASON) -> None:
+                    reason: str = REASON, reindex: bool = REINDEX) -> None:
     """Make a fully reviewed draft visible to clinicians, atomically (refused while items are pending)."""
     from dkg.graph.db import open_graph
     from dkg.graph.drafts import publish
 
     with open_graph() as graph:
         build = publish(graph, guideline, version, who=who, reason=reason)
-    counts = build.counts()
-    echo(f"published {guideline} {version}: {counts['nodes']} nodes, {counts['decision']} decision, "
-         f"{counts['relations']} relations")
+        counts = build.counts()
+        echo(f"published {guideline} {version}: {counts['nodes']} nodes, {counts['decision']} decision, "
+             f"{counts['relations']} relations")
+        if reindex:
+            _reindex(graph)
 
 
 @app.command("unpublish")
 @friendly_errors
 def unpublish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str | None = WHO,
-                      reason: str = REASON) -> None:
+                      reason: str = REASON, reindex: bool = REINDEX) -> None:
     """Take a published version out of clinicians' view, back into a draft, atomically."""
     from dkg.graph.db import open_graph
     from dkg.graph.drafts import unpublish
 
     with open_graph() as graph:
         items = unpublish(graph, guideline, version, who=who, reason=reason)
-    echo(f"unpublished {guideline} {version}: now a draft with {items} item(s)")
+        echo(f"unpublished {guideline} {version}: now a draft with {items} item(s)")
+        if reindex:
+            _reindex(graph)

@@ -36,6 +36,7 @@ _COMPARISON = re.compile(
     r"(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|[A-Za-zµ]+(?:/[A-Za-z]+)?|/[A-Za-z]+)?\s*\??$"
 )
 _QUESTION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\?$")
+_QUOTES = re.compile(r"[\"“”‘’]")
 _YES = {"yes", "y"}
 _NO = {"no", "n"}
 # Surface forms of units in boxes → pint units (anything else is handed to pint as written).
@@ -122,7 +123,7 @@ def _number(text: str) -> str:
 
 def condition_of(text: str) -> Condition | None:
     """The condition one box states, or None (a box with several conditions or none is left to the curator)."""
-    box = " ".join(text.split())
+    box = " ".join(_QUOTES.sub("", text).split()).strip(" *•")
     for symbol, ascii_op in _SYMBOLS.items():
         box = box.replace(symbol, ascii_op)
     match = _COMPARISON.match(box)

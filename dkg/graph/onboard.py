@@ -41,11 +41,12 @@ class OnboardReport:
 def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     """Review items of extracted edges: one per box, one per arrow, one per proposed key.
 
-    A box the extractor found no constraint in is read by :func:`condition_of`; a question box's condition goes
-    onto its YES/NO branch edges, any other box keeps a numeric condition itself.
+    A box whose arrows are labelled YES / NO is a question: its condition (:func:`condition_of`, with a ``?``
+    added when the box has none) goes onto those arrows, replacing what the extractor read in the box or the
+    labels — a YES/NO answer is about the question it leaves. Any other box keeps the extractor's
+    constraints or, when it has none, a numeric condition it states.
     """
     nodes: dict[str, DraftItem] = {}
-    conditions: dict[str, Condition] = {}
     proposals: dict[str, ProposedKey] = {}
 
     def node(text: str, constraints: Sequence[object], page: str) -> DraftItem:
@@ -53,10 +54,6 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
         key = node_key(content)
         if key not in nodes:
             nodes[key] = DraftItem(f"n{len(nodes) + 1}", "node", content, [str(c) for c in constraints], page=page)
-            if not constraints:
-                condition = condition_of(content)
-                if condition is not None:
-                    conditions[key] = condition
         return nodes[key]
 
     edges: list[tuple[str, str, str, list[str]]] = []
@@ -69,22 +66,31 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
         edges.append((node_key(head.content), node_key(tail.content), label,
                       [str(c) for c in row.label_constraints or []]))
     branched = {h for h, _, label, _ in edges if branch(label) is not None}
-    for key, condition in conditions.items():
-        if key not in branched:
-            if condition.op == "=":  # a boolean question with no YES/NO arrows says nothing about the patient
-                continue
-            nodes[key].constraints = [condition.text]
-        if condition.proposal is not None:
-            proposals.setdefault(condition.proposal.name, condition.proposal)
+    questions: dict[str, Condition] = {}
+    for key, item in nodes.items():
+        if key in branched:
+            text = item.content if item.content.endswith("?") else f"{item.content}?"
+            condition = condition_of(item.content) or condition_of(text)
+            if condition is not None:
+                questions[key] = condition
+                item.constraints = []
+        elif not item.constraints:
+            condition = condition_of(item.content)
+            if condition is not None and condition.op != "=":  # an unanswered yes/no question constrains nobody
+                item.constraints = [condition.text]
+                if condition.proposal is not None:
+                    proposals.setdefault(condition.proposal.name, condition.proposal)
     items: list[DraftItem] = list(nodes.values())
     seen: set[tuple[str, str, str]] = set()
     for head_key, tail_key, label, constraints in edges:
         if (head_key, tail_key, label.casefold()) in seen:
             continue
         seen.add((head_key, tail_key, label.casefold()))
-        if not constraints and head_key in conditions:
-            on_branch = branch_condition(conditions[head_key], label)
+        if head_key in questions and branch(label) is not None:
+            on_branch = branch_condition(questions[head_key], label)
             constraints = [on_branch.text] if on_branch is not None else []
+            if on_branch is not None and on_branch.proposal is not None:
+                proposals.setdefault(on_branch.proposal.name, on_branch.proposal)
         items.append(DraftItem(f"e{len(items) - len(nodes) + 1}", "edge", label, constraints,
                                head=nodes[head_key].item, tail=nodes[tail_key].item))
     items += [DraftItem(f"k:{name}", "key", name, entry=json.dumps(p.entry(), sort_keys=True))

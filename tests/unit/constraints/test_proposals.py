@@ -16,6 +16,7 @@ from dkg.constraints.proposals import branch, branch_condition, condition_of, sl
     ("SpO2 <90%", "spo2<90", "numeric", "percent"),
     ("Rhythm shockable?", "rhythm_shockable=yes", "boolean", None),
     ("Pulse present?", "pulse_present=yes", "boolean", None),
+    ("“Sinus Tach”?", "sinus_tach=yes", "boolean", None),
 ])
 def test_unknown_conditions_propose_a_key(box: str, text: str, kind: str, unit: str | None) -> None:
     condition = condition_of(box)

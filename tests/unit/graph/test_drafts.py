@@ -32,6 +32,10 @@ ROWS = [
     _row("Rhythm shockable?", "CPR 2 min", "No"),
     _row("Patient age >= 65 years", "SBP <100", head_constraints=["age>=65"]),
     _row("SBP <100", "Fluids"),
+    _row("STABLE?", "Observe", "YES", head_constraints=["response=stable"]),
+    _row("STABLE?", "Cardiovert", "NO", head_constraints=["response=stable"]),
+    _row("Signs of Hemodynamic Compromise", "Pace", "YES"),
+    _row("Signs of Hemodynamic Compromise", "Observe", "No"),
 ]
 ITEMS = draft_items_of(ROWS)  # read with the shipped vocabulary: the keys are proposals
 
@@ -46,7 +50,12 @@ def test_items_of_a_question_flowchart() -> None:
     assert edges[("Rhythm shockable?", "CPR 2 min")].constraints == ["rhythm_shockable=no"]
     assert nodes["SBP <100"].constraints == ["sbp<100"]  # no branches: the box keeps its condition
     assert nodes["Patient age >= 65 years"].constraints == ["age>=65"]  # extracted ones are kept
-    assert [i.content for i in items if i.kind == "key"] == ["blood_glucose", "rhythm_shockable", "sbp"]
+    # a YES/NO answer is about the question it leaves, not what the extractor read in the box
+    assert nodes["STABLE?"].constraints == []
+    assert edges[("STABLE?", "Cardiovert")].constraints == ["stable=no"]
+    assert edges[("Signs of Hemodynamic Compromise", "Observe")].constraints == ["signs_of_hemodynamic_compromise=no"]
+    assert sorted(i.content for i in items if i.kind == "key") == [
+        "blood_glucose", "rhythm_shockable", "sbp", "signs_of_hemodynamic_compromise", "stable"]
     assert len({i.item for i in items}) == len(items)
 
 
@@ -80,7 +89,8 @@ def test_build_input_leaves_out_rejected_items_and_the_constraints_of_rejected_k
     build = build_input_of("g", "1.2026", "", items)
     assert {n.content for n in build.nodes.values()} == {i.content for i in items if i.kind == "node"} - {"Fluids"}
     constraints = sorted(str(c) for e in build.edges.values() for c in e.constraints)
-    assert constraints == ["blood_glucose<70", "blood_glucose>=70"]
+    assert [c for c in constraints if not c.startswith(("stable", "signs"))] == ["blood_glucose<70",
+                                                                                 "blood_glucose>=70"]
     assert len(build.edges) == len([i for i in items if i.kind == "edge"]) - 1
 
 

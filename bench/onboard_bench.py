@@ -1,0 +1,119 @@
+"""Benchmark of onboarding on the real SMOG cardiac pages: wall time PDF → draft, and constraint F1 against
+hand-made gold (``datasets/onboarding/gold.yaml``, development pages only).
+
+Run: ``.venv/bin/python bench/onboard_bench.py`` → ``bench/results/onboard.json`` (flat keys). Each page is
+onboarded as its own draft (``bench-<page>`` 1.2026) into the configured graph and the draft is deleted after
+it is scored. Two F1 figures: *exact* (the constraint text, key name included, as a curator would publish it)
+and *lenient* (same operator and value, key names sharing a word: ``narrow_qrs<0.12`` ~ ``qrs_width<0.12``).
+Constraints the proposer or the extractor put on the draft are scored before any review.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from dkg.config import PROJECT_ROOT, get_settings
+from dkg.graph.db import open_graph
+from dkg.graph.drafts import draft_items
+from dkg.graph.onboard import onboard
+
+PDF = PROJECT_ROOT / "datasets" / "realpdfs" / "smog-cardiac-flowcharts.pdf"
+GOLD = PROJECT_ROOT / "datasets" / "onboarding" / "gold.yaml"
+VERSION = "1.2026"
+_PARTS = re.compile(r"^(?P<key>[a-z0-9_]+)(?P<op><=|>=|!=|<|>|=)(?P<value>.+)$")
+
+
+def _split(text: str) -> tuple[set[str], str, str] | None:
+    match = _PARTS.match(text.replace(" ", ""))
+    if not match:
+        return None
+    return set(match["key"].split("_")), match["op"], match["value"]
+
+
+def lenient_matches(predicted: list[str], gold: list[str]) -> int:
+    """Greedy one-to-one matches with the same operator and value and key names sharing a word.
+
+    >>> lenient_matches(["narrow_qrs<0.12", "stable=yes"], ["qrs_width<0.12", "stable=no"])
+    1
+    """
+    remaining = [_split(g) for g in gold]
+    hits = 0
+    for text in predicted:
+        p = _split(text)
+        if p is None:
+            continue
+        for i, g in enumerate(remaining):
+            if g is not None and g[1:] == p[1:] and g[0] & p[0]:
+                remaining[i] = None
+                hits += 1
+                break
+    return hits
+
+
+def f1(tp: int, n_pred: int, n_gold: int) -> dict[str, float]:
+    """Precision, recall and F1 of ``tp`` hits among ``n_pred`` predictions and ``n_gold`` gold items."""
+    p = tp / n_pred if n_pred else 1.0
+    r = tp / n_gold if n_gold else 1.0
+    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "bench" / "results" / "onboard.json")
+    parser.add_argument("--pages", nargs="*", help="page ids of the gold file (default all)")
+    args = parser.parse_args()
+
+    gold_pages = yaml.safe_load(GOLD.read_text(encoding="utf-8"))["pages"]
+    pages = args.pages or list(gold_pages)
+    settings = get_settings()
+    figures: dict[str, float] = {}
+    totals = Counter[str]()
+    start_all = time.perf_counter()
+    with open_graph(settings) as graph:
+        for page in pages:
+            spec = gold_pages[page]
+            name = f"bench-{page}"
+            graph.write(named_delete(), {"uid": f"{name}|{VERSION}"})
+            start = time.perf_counter()
+            report = onboard(graph, PDF, name, VERSION, pages=str(spec["pdf_page"]), overlays=False,
+                             settings=settings, echo=lambda _: None)
+            seconds = time.perf_counter() - start
+            predicted = [c for item in draft_items(graph, name, VERSION) for c in item.constraints]
+            gold = list(spec["constraints"])
+            exact = sum((Counter(predicted) & Counter(gold)).values())
+            lenient = lenient_matches(predicted, gold)
+            graph.write(named_delete(), {"uid": f"{name}|{VERSION}"})
+            figures[f"{page}.seconds"] = round(seconds, 1)
+            figures[f"{page}.predicted"] = len(predicted)
+            figures[f"{page}.gold"] = len(gold)
+            figures[f"{page}.proposed_keys"] = len(report.proposed_keys)
+            figures[f"{page}.f1_exact"] = round(f1(exact, len(predicted), len(gold))["f1"], 3)
+            figures[f"{page}.f1_lenient"] = round(f1(lenient, len(predicted), len(gold))["f1"], 3)
+            totals.update({"exact": exact, "lenient": lenient, "predicted": len(predicted), "gold": len(gold)})
+            print(f"{page}: {seconds:.1f} s, {len(predicted)} predicted / {len(gold)} gold, exact {exact}, "
+                  f"lenient {lenient}; predicted {sorted(predicted)}")
+    figures["pages"] = len(pages)
+    figures["seconds_total"] = round(time.perf_counter() - start_all, 1)
+    for kind in ("exact", "lenient"):
+        for metric, value in f1(totals[kind], totals["predicted"], totals["gold"]).items():
+            figures[f"micro_{metric}_{kind}"] = round(value, 3)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in figures.items() if k.startswith(("micro", "seconds", "pages"))}, indent=2))
+
+
+def named_delete() -> str:
+    from dkg.graph.db import named_queries
+
+    return named_queries("onboard")["delete_draft"]
+
+
+if __name__ == "__main__":
+    main()
