@@ -52,6 +52,7 @@ def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, flo
     return sorted(set(roots) | {r["uid"] for r in reachable})
 
 
+
 def constraint_key(constraint: str) -> str:
     """The fact key of a canonical constraint text ('age in [40,64]' → 'age', 'ph!=+' → 'ph')."""
     return re.split(r"\s+in\s+|!=|<=|>=|=|<|>", constraint, maxsplit=1)[0].strip()
@@ -104,15 +105,18 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
      "  WHERE (NOT b.content ENDS WITH '?' OR all(k IN keys(facts) WHERE b[k] IS NULL OR facts[k] IN b[k]\n"
      "    OR EXISTS { (b)-[o:NEXT_STEP]->() WHERE o[k] IS NOT NULL OR o[k + '_not'] IS NOT NULL }))\n"
      "  AND all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE"),
+    ("reduce(acc = [], x IN [n IN ns WHERE", "ns, reduce(acc = [], x IN [n IN ns WHERE"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
-     "size([k IN keys(facts) WHERE k IN ks]) AS known, "
+     "size([k IN keys(facts) WHERE k IN ks]) AS known, size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
      "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
      "AS positional,"),
-    ("ORDER BY unknown ASC, known DESC", "ORDER BY unknown ASC, positional DESC, known DESC"),
+    # of equally good paths, the one passing fewest actions on the way is the step the patient is at now (the
+    # treatment before the surveillance that follows it)
+    ("ORDER BY unknown ASC, known DESC", "ORDER BY unknown ASC, positional DESC, known DESC, passed ASC"),
     ("collect({t: t, known: known, unknown: unknown}) AS ranked",
-     "collect({t: t, known: known, unknown: unknown, positional: positional}) AS ranked"),
+     "collect({t: t, known: known, unknown: unknown, positional: positional, passed: passed}) AS ranked"),
     ("WHERE r.known = ranked[0].known AND",
-     "WHERE r.positional = ranked[0].positional AND r.known = ranked[0].known AND"),
+     "WHERE r.positional = ranked[0].positional AND r.known = ranked[0].known AND r.passed = ranked[0].passed AND"),
 )
 
 

@@ -118,6 +118,8 @@ OWN_WORDINGS: list[tuple[str, list[str] | str | None]] = [
     ("Ewing sarcoma of the femur, localised, 19 year old. Induction chemo?", ["b6_vdcie"]),
     ("Ewing sarcoma relapsed 30 months after diagnosis. Options?", ["b10_late_tx"]),
     ("Dedifferentiated chondrosarcoma, localized and resectable, ECOG 0: treatment?", ["b4_surg_chemo"]),
+    ("Low grade chondrosarcoma of the femur, resectable, 45F. Surgery of choice?", ["b2_curettage"]),
+    ("Osteosarcoma with an isolated lung relapse 30 months after diagnosis, resectable. What now?", ["b15_metast"]),
     ("How should I treat metastatic pancreatic cancer?", None),
     ("Is the shingles vaccine safe during maintenance for ALL?", None),
 ]

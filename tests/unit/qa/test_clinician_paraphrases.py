@@ -100,6 +100,8 @@ def test_own_out_of_scope_wordings(text: str, reason: str) -> None:
     ("resection specimen shows 60% necrosis", "response", "poor"),
     ("3.2 cm renal mass, cT1a N0 M0", "metastasis", "none"),
     ("stage II clear cell RCC", "metastasis", "none"),
+    ("an isolated lung relapse 30 months after diagnosis", "metastasis", "lung"),
+    ("an isolated lung relapse 30 months after diagnosis", "disease_status", "relapsed"),
 ])
 def test_implied_facts(text: str, key: str, value: str) -> None:
     assert facts(text)[key] == value
