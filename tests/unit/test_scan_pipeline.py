@@ -133,3 +133,32 @@ def test_hybrid_route_reads_a_page_the_legacy_reader_fails_on_and_says_why(monke
     with pytest.raises(IndexError):
         scan_route.scanned_primitives(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT,
                                       dataclasses.replace(DEFAULT_SETTINGS, route=ScanRoute.LEGACY))
+
+
+def test_a_box_whose_outline_runs_into_a_chevron_is_a_box_pointing_down() -> None:
+    w, h = _px(WIDTH_PT), _px(HEIGHT_PT)
+    img = np.full((h, w), 250, np.uint8)
+    x0, y0, x1, y1 = _px(60), _px(40), _px(240), _px(90)
+    cx, tip = _px(150), _px(104)
+    outline = np.array([[x0, y0], [x1, y0], [x1, y1], [cx + _px(14), y1], [cx, tip], [cx - _px(14), y1],
+                        [x0, y1]], np.int32)
+    cv2.polylines(img, [outline], True, 40, 4)
+    cv2.putText(img, "Initial steps", (x0 + _px(10), y0 + _px(32)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 4)
+    cv2.rectangle(img, (x0, _px(115)), (x1, _px(165)), 40, 4)
+    cv2.putText(img, "Next step", (x0 + _px(10), _px(147)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 4)
+    page = binarise(img, WIDTH_PT, DEFAULT_SETTINGS)
+    shapes = sorted(find_shapes(page, DEFAULT_SETTINGS), key=lambda s: s.rect[1])
+    assert len(shapes) == 2
+    upper, lower = shapes
+    assert abs(upper.rect[3] / PPT - 90) <= 3  # the body only, not the chevron under it
+    assert upper.pointer is not None and abs(upper.pointer[0] / PPT - 150) <= 3
+    assert abs(upper.pointer[1] / PPT - 104) <= 3
+    assert lower.pointer is None
+
+
+def test_border_remnants_at_word_ends_are_dropped_but_dashes_of_words_kept() -> None:
+    table = _word_table([("_Signs", 90.0, 0, 0, 50, 20, 1), ("of|", 90.0, 60, 0, 20, 20, 1),
+                         ("-(Consider", 90.0, 0, 30, 80, 20, 2), ("-or-", 90.0, 0, 60, 30, 20, 3),
+                         ("x", 90.0, 40, 60, 10, 20, 3)])
+    texts = [t.text for t in words_to_tokens(table, (0, 0), 1.0, min_conf=10.0) if t.text.strip()]
+    assert texts == ["Signs", "of", "(Consider", "-or-", "x"]

@@ -33,8 +33,8 @@ class ScanSettings:
     adaptive_offset: int = 14  # grey levels darker than the neighbourhood mean that count as ink
     paper_percentile: float = 90.0  # the page's paper tone: this percentile of its grey levels
     fill_margin: int = 12  # grey levels below the local paper tone that count as a shaded fill
-    faint_margin: int = 4  # ... and the pale end of a graded fill, to which a shaded box is grown
-    faint_share: float = 0.6  # a row or column this much faint fill along a box's side still belongs to it
+    faint_margin: int = 3  # ... and the pale end of a graded fill, to which a shaded box is grown
+    faint_share: float = 0.7  # a row or column this much faint fill along a box's side still belongs to it
     background_window: float = 0.3  # share of the page width over which the paper tone is taken
     background_reduction: int = 8  # the paper tone is computed on a copy this many times smaller
     max_skew_deg: float = 5.0
@@ -58,8 +58,9 @@ class ScanSettings:
     head_max_pt: float = 16.0
     head_reach_pt: float = 4.0  # an arrowhead lies within this of a stroke's end
     attach_pt: float = 9.0  # a stroke end this far short of a box (its erased border and shadow) reaches it
+    chevron_reach_pt: float = 24.0  # a chevron under a box points at the box this close under its tip
     stub_max_pt: float = 14.0  # the longest stem of an arrow between two boxes that may be lost in a scan
-    snap_pt: float = 16.0  # a shaded box whose fill fades out is widened to a border stroke this close
+    snap_pt: float = 20.0  # a shaded box whose fill fades out is widened to a border stroke this close
     snap_cover: float = 0.8  # ... that runs along this share of the box's side
     # text
     box_psm: int = 6  # tesseract page segmentation for the text of one box (a uniform block)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -23,6 +23,8 @@ class FoundShape:
     points: tuple[tuple[int, int], ...]
     filled: bool
     cover: Rect
+    pointer: tuple[int, int] | None = None  # the tip of a chevron the outline runs on into, below the box
+    chevron: Rect | None = None  # the area that chevron covers (kept out of the OCR of the box under it)
 
 
 def _overlap(a: Rect, b: Rect) -> int:
@@ -47,6 +49,42 @@ def _classify(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> tuple[
     return None
 
 
+def _body(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> Rect | None:
+    """The rectangular body of a callout-like hole (a box whose outline runs on into a chevron or tab): the
+    rows and columns the hole fills almost across, if they make a rectangle."""
+    x0, y0, x1, y1 = rect
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(mask, [contour], -1, 1, thickness=cv2.FILLED, offset=(-x0, -y0))
+    rows = np.flatnonzero(mask.sum(axis=1) >= settings.min_rectangularity * mask.shape[1])
+    if rows.size == 0:
+        return None
+    top, bottom = int(rows[0]), int(rows[-1]) + 1
+    cols = np.flatnonzero(mask[top:bottom].sum(axis=0) >= settings.min_rectangularity * (bottom - top))
+    if cols.size == 0:
+        return None
+    left, right = int(cols[0]), int(cols[-1]) + 1
+    body = mask[top:bottom, left:right]
+    if body.size == 0 or body.mean() < settings.min_rectangularity:
+        return None
+    return (x0 + left, y0 + top, x0 + right, y0 + bottom)
+
+
+def _chevron(contour: np.ndarray, rect: Rect, body: Rect, page: PageImage, settings: ScanSettings
+             ) -> tuple[tuple[int, int], Rect] | None:
+    """The tip and area of a chevron hanging under a box's body (narrower than half the body, at least
+    ``head_min_pt`` deep), or None: rounded corners trim a body too, but never to a narrow hang."""
+    if rect[3] - body[3] < settings.head_min_pt * page.ppt:
+        return None
+    outline = contour.reshape(-1, 2)
+    hanging = outline[outline[:, 1] > body[3] + 1]
+    if hanging.size == 0 or hanging[:, 0].max() - hanging[:, 0].min() > 0.5 * (body[2] - body[0]):
+        return None
+    lowest = outline[outline[:, 1] >= rect[3] - 2]
+    pad = 3 * page.px(settings.border_pt)
+    area = (int(hanging[:, 0].min()) - pad, body[3], int(hanging[:, 0].max()) + pad, rect[3] + pad)
+    return (int(lowest[:, 0].mean()), rect[3]), area
+
+
 def _size_ok(rect: Rect, page: PageImage, settings: ScanSettings) -> bool:
     w, h = rect[2] - rect[0], rect[3] - rect[1]
     page_area = page.gray.shape[0] * page.gray.shape[1]
@@ -55,8 +93,11 @@ def _size_ok(rect: Rect, page: PageImage, settings: ScanSettings) -> bool:
 
 
 def outlined_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
-    """Holes of the ink mask (two-level contour hierarchy) shaped like a box and holding some ink."""
-    contours, hierarchy = cv2.findContours(page.ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    """Holes of the ink mask (two-level contour hierarchy) shaped like a box and holding some ink; the gaps
+    of dashed outlines are closed first."""
+    gap = page.px(settings.dash_gap_pt, 1)
+    closed = cv2.morphologyEx(page.ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (gap, gap)))
+    contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     found: list[FoundShape] = []
     if hierarchy is None:
         return found
@@ -69,15 +110,28 @@ def outlined_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]
         if not _size_ok(rect, page, settings):
             continue
         classified = _classify(contour, rect, settings)
-        if classified is None:
-            continue
+        pointer = None
+        chevron: Rect | None = None
+        if classified is None or classified[0] != "diamond":
+            trimmed = _body(contour, rect, settings)
+            if trimmed is None or not _size_ok(trimmed, page, settings):
+                if classified is None:
+                    continue
+            else:
+                hang = _chevron(contour, rect, trimmed, page, settings)
+                if hang is not None:
+                    pointer, chevron = hang
+                if hang is not None or classified is None:
+                    rect, classified = trimmed, ("rect", np.zeros((0, 2), np.int32))
+                    x, y, w, h = rect[0], rect[1], rect[2] - rect[0], rect[3] - rect[1]
         kind, approx = classified
         inside = page.ink[y + border: y + h - border, x + border: x + w - border]
         if inside.size == 0 or np.count_nonzero(inside) < settings.min_text_ink * inside.size:
             continue  # an empty area fenced in by connectors
         grown = (x - border, y - border, x + w + border, y + h + border)
         points = tuple((int(px), int(py)) for px, py in approx) if kind == "diamond" else ()
-        found.append(FoundShape(grown, kind, points, False, grown))
+        cover = (grown[0], grown[1], grown[2], max(grown[3], pointer[1] + border) if pointer else grown[3])
+        found.append(FoundShape(grown, kind, points, False, cover, pointer, chevron))
     return found
 
 
@@ -98,24 +152,23 @@ def filled_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
 
 
 def _grow_faint(rect: Rect, page: PageImage, settings: ScanSettings) -> Rect:
-    """Grow a shaded box over the pale end of its graded fill (rows/columns still mostly faint fill), at most
-    ``snap_pt`` on each side: the fill of many published boxes fades to white at the top."""
+    """Grow a shaded box up and left over the pale end of its graded fill (rows/columns still mostly faint
+    fill), at most ``snap_pt``: the fill of many published boxes fades to white at the top left."""
     x0, y0, x1, y1 = rect
     limit = page.px(settings.snap_pt)
-    h, w = page.faint.shape
     share = settings.faint_share
     for _ in range(limit):
         if y0 <= 0 or np.count_nonzero(page.faint[y0 - 1, x0:x1]) < share * (x1 - x0):
             break
         y0 -= 1
+        if np.count_nonzero(page.ink[y0, x0:x1]) >= share * (x1 - x0):
+            break  # the box's top border
     for _ in range(limit):
         if x0 <= 0 or np.count_nonzero(page.faint[y0:y1, x0 - 1]) < share * (y1 - y0):
             break
         x0 -= 1
-    for _ in range(limit):
-        if x1 >= w or np.count_nonzero(page.faint[y0:y1, x1]) < share * (y1 - y0):
-            break
-        x1 += 1
+        if np.count_nonzero(page.ink[y0:y1, x0]) >= share * (y1 - y0):
+            break  # the box's left border
     return (x0, y0, x1, y1)
 
 
@@ -135,7 +188,7 @@ def find_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
             if _overlap(shape.rect, fill.rect) >= settings.duplicate_overlap * min(_area(shape.rect), _area(fill.rect)):
                 cover = (min(cover[0], fill.rect[0]), min(cover[1], fill.rect[1]),
                          max(cover[2], fill.rect[2]), max(cover[3], fill.rect[3]))
-        result.append(FoundShape(shape.rect, shape.kind, shape.points, shape.filled, cover))
+        result.append(replace(shape, cover=cover))
     for fill in filled:
         if not any(_overlap(fill.rect, s.rect) >= settings.duplicate_overlap * min(_area(fill.rect), _area(s.rect))
                    for s in kept):
@@ -167,5 +220,5 @@ def snap_to_borders(shapes: list[FoundShape], level: list[tuple[float, float, fl
                     used_upright.add(i)
         rect = (x0, y0, x1, y1)
         cover = (min(rect[0], shape.cover[0]), min(rect[1], shape.cover[1]), shape.cover[2], shape.cover[3])
-        out.append(FoundShape(rect, shape.kind, shape.points, shape.filled, cover))
+        out.append(replace(shape, rect=rect, cover=cover))
     return out, used_level, used_upright

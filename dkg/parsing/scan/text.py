@@ -18,6 +18,7 @@ from dkg.parsing.scan.shapes import FoundShape
 from dkg.services.tesseract import tesseract_path
 
 KEPT_SIGNS = frozenset("()+-/<>=%&:;,.?\u2022")
+EDGE_NOISE = "_|~"  # box borders and shadows read at a word's ends
 # what tesseract reads for a bullet that opens a line of text
 BULLET_READS = frozenset({"e", "©", "@", "¢", "«", "*", "°", "o", "\u2022"})
 
@@ -44,7 +45,7 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
     space token between neighbouring words of a line."""
     lines: dict[tuple[int, int, int], list[tuple[str, int, int, int, int]]] = defaultdict(list)
     for i, text in enumerate(data.get("text", [])):
-        word = str(text).strip()
+        word = str(text).strip().strip(EDGE_NOISE)
         if not any(c.isalnum() for c in word) and word not in KEPT_SIGNS and word not in BULLET_READS:
             continue  # a border remnant or speck read as ``|``, ``_``, ``—``
         if float(data["conf"][i]) < min_conf:
@@ -58,6 +59,9 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
         words.sort(key=lambda w: w[1])
         if len(words) > 1 and words[0][0] in BULLET_READS:
             words[0] = ("\u2022", *words[0][1:])
+        first = words[0][0]
+        if len(first) > 1 and first[0] in "-\u2014" and not first[1].isalnum():
+            words[0] = (first[1:], *words[0][1:])  # a border or connector end read before the line
         size = max(h for *_, h in words) / scale
         previous: BBox | None = None
         for word, left, top, width, height in words:
@@ -75,6 +79,11 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
     inset = page.px(settings.box_inset_pt)
     pad = page.px(3.0)
     h, w = page.gray.shape
+    gray = page.gray.copy()
+    for shape in shapes:
+        if shape.chevron is not None:
+            cx0, cy0, cx1, cy1 = shape.chevron
+            gray[max(0, cy0): min(h, cy1), max(0, cx0): min(w, cx1)] = 255
     tokens: list[Token] = []
     for shape in shapes:
         x0, y0, x1, y1 = shape.rect
@@ -82,7 +91,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         x1, y1 = min(w, x1 - inset), min(h, y1 - inset)
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
-        crop = np.ascontiguousarray(page.gray[y0:y1, x0:x1])
+        crop = np.ascontiguousarray(gray[y0:y1, x0:x1])
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
         data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
         tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf)
