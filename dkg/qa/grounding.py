@@ -98,15 +98,20 @@ def ground(decoded: str, question: str, known_treatments: list[str] | None = Non
     return ground_sketch(parse_model_output(decoded), question, known_treatments, facts)
 
 
+def _masked_facts(question: str) -> str:
+    """The question with the words that state patient facts ("no metastases", "resectable") blanked out: they
+    are not treatment phrases."""
+    masked = list(question)
+    for match in find_facts(question):
+        masked[match.start:match.end] = " " * (match.end - match.start)
+    return "".join(masked)
+
+
 def fallback_sketch(question: str, guideline: str, known_treatments: list[str], facts: Facts) -> QuerySketch | None:
     """A query built from the question alone (used only when no decoded beam can be grounded): patient facts
     and a treatment in a question of the advise form → advise; a treatment in a "for whom" question, or a
     treatment only → conditions; facts otherwise → next step."""
-    # words that state patient facts ("no metastases", "resectable") are not treatment phrases
-    masked = list(question)
-    for match in find_facts(question):
-        masked[match.start:match.end] = " " * (match.end - match.start)
-    treatment = treatment_in_question("".join(masked), known_treatments)
+    treatment = treatment_in_question(_masked_facts(question), known_treatments)
     if treatment and asks(question, "conditions"):
         return QuerySketch(QuestionType.CONDITIONS, guideline, (), treatment)
     if facts and treatment and asks(question, "advise"):
@@ -138,6 +143,14 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
         repairs.append(f"the question does not ask whether {treatment!r} is advisable; answered as next step")
         sketch = QuerySketch(QuestionType.NEXT_STEP, sketch.guideline, sketch.keys)
         treatment = None
+    if sketch.qtype is QuestionType.NEXT_STEP and known_treatments and asks(question, "advise"):
+        # the question has the advise form and names a treatment the guideline knows: it asks about that
+        # treatment, whatever query type was decoded
+        named = treatment_in_question(_masked_facts(question), known_treatments)
+        if named:
+            repairs.append(f"the question asks whether {named!r} is advisable; answered as advise")
+            sketch = QuerySketch(QuestionType.ADVISE, sketch.guideline, sketch.keys, named)
+            treatment = named
     if treatment is not None:
         treatment, note = ground_treatment(treatment, question, known_treatments)
         if note:

@@ -126,3 +126,17 @@ def test_a_regimen_written_in_capitals_is_a_treatment() -> None:
     assert treatment_in_question("Is POMP appropriate for Ph-positive ALL in remission?", known) == "pomp"
     # imaging and shorthand in capitals are no treatment
     assert treatment_in_question("CT shows Ph-positive ALL in remission, MRD negative", known) is None
+
+
+def test_an_advise_question_about_a_known_treatment_is_answered_as_advise() -> None:
+    from dkg.qa.grounding import ground_sketch
+    from dkg.qa.queries import QuerySketch, QuestionType
+
+    question = "Would dexrazoxane be reasonable alongside doxorubicin for a 66 year old with localized Ewing sarcoma?"
+    decoded = QuerySketch(QuestionType.NEXT_STEP, "bone", ("age", "histology", "metastasis"))
+    known = ["vdc/ie with dose adjustment and dexrazoxane", "wide excision"]
+    grounded = ground_sketch(decoded, question, known)
+    assert grounded.sketch.qtype is QuestionType.ADVISE and grounded.sketch.treatment == "dexrazoxane"
+    # without the advise form, the decoded next-step query stands
+    plain = ground_sketch(decoded, "66 year old with localized Ewing sarcoma, dexrazoxane given: next?", known)
+    assert plain.sketch.qtype is QuestionType.NEXT_STEP
