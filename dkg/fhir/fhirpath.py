@@ -177,8 +177,10 @@ def is_true(expression: str, resource: dict[str, Any]) -> bool:
     return compiled(expression)(resource) == [True]
 
 
-def syntax_errors(expression: str) -> list[str]:
-    """The FHIRPath grammar's complaints about ``expression`` (fhirpathpy itself recovers from them silently)."""
+@lru_cache(maxsize=8192)
+def syntax_errors(expression: str) -> tuple[str, ...]:
+    """The FHIRPath grammar's complaints about ``expression`` (fhirpathpy itself recovers from them silently);
+    cached, as parsing is most of an export's time and versions share most expressions."""
     from antlr4 import CommonTokenStream, InputStream
     from antlr4.error.ErrorListener import ErrorListener
     from fhirpathpy.parser.generated.FHIRPathLexer import FHIRPathLexer
@@ -201,4 +203,4 @@ def syntax_errors(expression: str) -> list[str]:
     if not found and parser.getCurrentToken().type != -1:  # input left over after a complete expression
         found.append(f"unexpected {parser.getCurrentToken().text!r}")
     del tree
-    return found
+    return tuple(found)
