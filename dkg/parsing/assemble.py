@@ -824,7 +824,10 @@ def _grouped_trees(
                                    if _segment_bbox_distance(seg, boxes[near[0]].bbox) <= STEM_GAP}
                 warnings.append(f"connector into {', '.join(boxes[t].id for t in targets)} touches no box where "
                                 f"it starts; assumed it leaves {boxes[near[0]].id}, {STEM_GAP:g} pt or less away")
-        if not touched and len(targets) == 2 and not raster:
+        beside = [bi for bi, box in enumerate(boxes) if bi not in targets
+                  and min(_segment_bbox_distance(seg, box.bbox) for seg in segs) <= STEM_GAP]
+        if not touched and len(targets) == 2 and not raster and not beside:
+            # (a third box standing close to the line may be a source whose stem is missing: no guess)
             # a line with an arrowhead at each end (a loop between two boxes) runs both ways
             first, second = targets
             for source, target in ((first, second), (second, first)):
