@@ -100,21 +100,23 @@ def _inside(shape_box: RawBox, point: Point) -> bool:
     return True
 
 
-def _is_block_arrow(shape: Shape) -> Point | None:
-    """Return the tip of a block-arrow polygon (a single extreme vertex along its long axis), else None."""
+def _is_block_arrow(shape: Shape, both_axes: bool = False) -> Point | None:
+    """Return the tip of a block-arrow polygon (a single extreme vertex along its long axis), else None.
+    ``both_axes``: also try the short axis (a squat arrow, wider than it is long, between two bands)."""
     pts = _dedupe(shape.points)
     if not 5 <= len(pts) <= 11 or shape.kind == "rounded":
         return None
     box = shape.bbox
-    vertical = box.height >= box.width
-    coord = (lambda p: p[1]) if vertical else (lambda p: p[0])
-    lo, hi = (box.top, box.bottom) if vertical else (box.x0, box.x1)
-    at_lo = [p for p in pts if abs(coord(p) - lo) < 1.0]
-    at_hi = [p for p in pts if abs(coord(p) - hi) < 1.0]
-    if len(at_hi) == 1 and len(at_lo) >= 2:
-        return at_hi[0]
-    if len(at_lo) == 1 and len(at_hi) >= 2:
-        return at_lo[0]
+    long_vertical = box.height >= box.width
+    for vertical in ((long_vertical, not long_vertical) if both_axes else (long_vertical,)):
+        coord = (lambda p: p[1]) if vertical else (lambda p: p[0])
+        lo, hi = (box.top, box.bottom) if vertical else (box.x0, box.x1)
+        at_lo = [p for p in pts if abs(coord(p) - lo) < 1.0]
+        at_hi = [p for p in pts if abs(coord(p) - hi) < 1.0]
+        if len(at_hi) == 1 and len(at_lo) >= 2:
+            return at_hi[0]
+        if len(at_lo) == 1 and len(at_hi) >= 2:
+            return at_lo[0]
     return None
 
 
@@ -190,7 +192,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
     segments += _dangling_bridges(segments, arrowheads, boxes, settings)
     connectors = _connector_trees(segments, arrowheads, boxes, warnings, prims.source == "ocr", settings)
     for shape in empties:
-        tip = _is_block_arrow(shape)
+        tip = _is_block_arrow(shape, both_axes=prims.source != "ocr")
         if tip is None:
             continue
         connector = _block_arrow(shape, tip, boxes)
@@ -951,7 +953,9 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
 
 def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:
     box = shape.bbox
-    if box.height >= box.width:
+    tip_at_end = abs(tip[1] - box.top) < 1 or abs(tip[1] - box.bottom) < 1
+    tip_at_side = abs(tip[0] - box.x0) < 1 or abs(tip[0] - box.x1) < 1
+    if tip_at_end and not (tip_at_side and box.width > box.height):  # the tip says which way the arrow runs
         tail = ((box.x0 + box.x1) / 2, box.top if abs(tip[1] - box.bottom) < 1 else box.bottom)
     else:
         tail = (box.x0 if abs(tip[0] - box.x1) < 1 else box.x1, (box.top + box.bottom) / 2)

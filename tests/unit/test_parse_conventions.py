@@ -216,3 +216,14 @@ def test_arrow_through_a_label_standing_apart_from_the_line_ends() -> None:
     layout = assemble(prims)
     assert edges(layout) == {("A", "B")}
     assert labels(layout) == {"B": "YES"}
+
+
+def test_squat_block_arrow_between_two_bands_joins_them() -> None:
+    # a separate down-pointing block arrow, wider than it is long, from one full-width band to the next
+    arrow = ((290, 142), (310, 142), (310, 160), (320, 160), (300, 178), (280, 160), (290, 160))
+    prims = page(shapes=[rect(50, 100, 550, 140, True), Shape(arrow, BBox.around(arrow), True, False, "polygon"),
+                         rect(50, 181, 550, 220, True)],
+                 tokens=text("FIRST", 100, 110) + text("NEXT", 100, 190))
+    layout = assemble(prims)
+    assert edges(layout) == {("FIRST", "NEXT")}
+    assert [c.kind for c in layout.connectors] == ["block"]
