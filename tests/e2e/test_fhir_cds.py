@@ -18,11 +18,14 @@ from fhirclient.models.observation import Observation as FcObservation
 from fhirclient.models.patient import Patient as FcPatient
 
 from dkg import MEDICAL_DISCLAIMER
-from dkg.api.testing import CURATOR_TOKEN, READER_TOKEN, prepare_graph, serve_process
+from dkg.api.testing import CURATOR_TOKEN, READER_TOKEN, serve_process
+from dkg.corpus.model import discover
 from dkg.fhir.codes import CodeMap, load_code_map
 from dkg.fhir.patients import patient_bundle
 from dkg.fhir.settings import load_fhir_settings
+from dkg.graph.builder import build
 from dkg.graph.db import Graph
+from dkg.graph.sources import input_from_source
 from dkg.qa.queries import QuerySketch, QuestionType
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
@@ -38,7 +41,7 @@ def codes() -> CodeMap:
 
 @pytest.fixture(scope="module")
 def base(graph: Graph, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    prepare_graph(graph.settings, model="lsa")
+    build(graph, [input_from_source(g, v) for g, v, _ in discover()])  # the CDS route needs no retrieval index
     env = {"DKG_HOME": str(graph.settings.home), "DKG_NEO4J_BOLT_PORT": str(graph.settings.neo4j_bolt_port),
            "DKG_RETRIEVAL_MODEL": "lsa", "DKG_API_LOAD_QA_MODEL": "false",
            "DKG_API_READ_TOKENS": f"reader:{READER_TOKEN}", "DKG_API_REQUIRE_READ_TOKEN": "true",
