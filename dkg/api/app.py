@@ -21,7 +21,8 @@ from dkg.api.settings import ApiSettings, load_api_settings
 from dkg.config import Settings, get_settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-PAGES = {"clinician": "clinician.html", "curator": "curator.html", "researcher": "researcher.html"}
+PAGES = {"clinician": "clinician.html", "curator": "curator.html", "researcher": "researcher.html",
+         "review": "review.html"}
 
 
 def credentials(settings: Settings, api_settings: ApiSettings) -> list[str]:
@@ -60,11 +61,12 @@ def create_app(settings: Settings | None = None, api_settings: ApiSettings | Non
                               + MEDICAL_DISCLAIMER)
     app.router.redirect_slashes = False  # an id holding an encoded '/' is a 404, not a redirect elsewhere
     install_error_handlers(app)
-    from dkg.api import routes_cds, routes_curation, routes_read, routes_research
+    from dkg.api import routes_cds, routes_curation, routes_read, routes_research, routes_review
     app.include_router(routes_read.router)
     app.include_router(routes_curation.router)
     app.include_router(routes_research.router)
     app.include_router(routes_cds.router)
+    app.include_router(routes_review.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/", include_in_schema=False)

@@ -53,6 +53,14 @@ class OnboardingError(CurationError):
     """A draft cannot be created, reviewed, published or unpublished as asked (nothing was written)."""
 
 
+class UnknownDraftError(OnboardingError):
+    """No draft of that version, or no such item in the draft."""
+
+
+class StaleReviewError(OnboardingError):
+    """The item changed after the reviewer read it; the review was not applied."""
+
+
 @dataclass
 class DraftItem:
     """One reviewable part of a draft: a box (``node``), an arrow (``edge``) or a proposed key (``key``)."""
@@ -135,7 +143,7 @@ def draft_items(graph: Graph, guideline: str, version: str) -> list[DraftItem]:
         published, draft = version_state(graph, guideline, version)
         if not draft:
             drafts = ", ".join(f"{r['guideline']} {r['version']}" for r in list_drafts(graph)) or "none"
-            raise OnboardingError(f"no draft of {guideline} {version}"
+            raise UnknownDraftError(f"no draft of {guideline} {version}"
                                   + (" (it is published)" if published else "") + f"; drafts: {drafts}")
     return [DraftItem(item=r["item"], kind=r["kind"], content=r["content"] or "",
                       constraints=list(r["constraints"] or []), head=r["head"] or "", tail=r["tail"] or "",
@@ -191,16 +199,21 @@ def _check_entry(name: str, entry: dict[str, Any], guideline: str) -> str:
 
 def review(graph: Graph, guideline: str, version: str, item: str, action: Action, *, content: str | None = None,
            constraints: Sequence[str] | None = None, entry: dict[str, Any] | None = None, who: str | None = None,
-           reason: str = "") -> DraftItem:
-    """Accept, edit or reject one item; audited. An edit names what changes (content, constraints, entry)."""
+           reason: str = "", expected_rev: int | None = None) -> DraftItem:
+    """Accept, edit or reject one item; audited. An edit names what changes (content, constraints, entry).
+
+    ``expected_rev``: the item revision the reviewer read; another one gets :class:`StaleReviewError`."""
     if action not in _STATUS_OF:
         raise OnboardingError(f"unknown review action {action!r}; use accept, edit or reject")
     items = draft_items(graph, guideline, version)
     by_id = {it.item: it for it in items}
     current = by_id.get(item)
     if current is None:
-        raise OnboardingError(f"{guideline} {version} has no item {item!r}; items: "
+        raise UnknownDraftError(f"{guideline} {version} has no item {item!r}; items: "
                               f"{', '.join(list(by_id)[:12])}{' …' if len(by_id) > 12 else ''}")
+    if expected_rev is not None and expected_rev != current.rev:
+        raise StaleReviewError(f"{item} changed since you read it (revision {expected_rev}, now {current.rev}); "
+                               "list the items again and retry; nothing was changed")
     if action == "edit" and content is None and constraints is None and entry is None:
         raise OnboardingError("an edit changes something: give the new text, constraints or key entry")
     proposed = [it.content for it in items if it.kind == "key" and it.status != REJECTED]
@@ -225,7 +238,7 @@ def review(graph: Graph, guideline: str, version: str, item: str, action: Action
         "uid": _uid(guideline, version), "item": item, "expected_rev": current.rev, "status": _STATUS_OF[action],
         "content": new_content, "constraints": new_constraints, "entry": new_entry, "action": record})
     if not rows:
-        raise OnboardingError(f"{item} changed while you reviewed it; list the items again and retry")
+        raise StaleReviewError(f"{item} changed while you reviewed it; list the items again and retry")
     return DraftItem(**{**current.__dict__, "status": _STATUS_OF[action], "content": new_content,
                         "constraints": new_constraints, "entry": new_entry, "rev": int(rows[0]["rev"])})
 

@@ -1,0 +1,214 @@
+"""Onboarding review endpoints (curator bearer token): drafts, their review items, accept / edit / reject,
+publish and unpublish, and the parser's review pictures. The work is done by :mod:`dkg.graph.drafts`.
+
+A draft is unvetted content kept out of clinicians' view, so even reading one needs a curator token. Every
+review is based on the item revision the curator read (``expected_rev``); a stale one gets 409."""
+
+from __future__ import annotations
+
+from pathlib import Path as FilePath
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, Field, model_validator
+
+from dkg.api.auth import curator
+from dkg.api.errors import ApiError, NotFoundError
+from dkg.api.routes_read import state_of
+from dkg.api.settings import Principal
+from dkg.graph import drafts
+from dkg.types import GUIDELINE_NAME_PATTERN, VERSION_NAME_PATTERN, InvalidNameError, path_under
+
+router = APIRouter(prefix="/api", dependencies=[Depends(curator)])
+
+GuidelineName = Annotated[str, Path(max_length=40, pattern=GUIDELINE_NAME_PATTERN, description="guideline name")]
+VersionName = Annotated[str, Path(max_length=20, pattern=VERSION_NAME_PATTERN, description="version, e.g. 1.2026")]
+ItemId = Annotated[str, Path(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9:_\-]+$",
+                             description="review item: n3 (box), e5 (arrow), k:blood_glucose (proposed key)")]
+PictureName = Annotated[str, Path(min_length=5, max_length=120, pattern=r"^[A-Za-z0-9_.\-]+\.png$")]
+ConstraintText = Annotated[str, Field(min_length=1, max_length=200)]
+EntryValue = str | float | list[float] | list[str]
+
+
+class ConflictError(ApiError):
+    status = 409
+
+
+class DraftSummary(BaseModel):
+    guideline: str
+    version: str
+    items: int
+    pending: int
+
+
+class ReviewItem(BaseModel):
+    item: str = Field(description="n… box, e… arrow, k:… proposed vocabulary key")
+    kind: Literal["node", "edge", "key"]
+    status: Literal["pending", "accepted", "edited", "rejected"]
+    content: str = Field(description="box text, arrow label, or the proposed key's name")
+    constraints: list[str]
+    head: str = Field(description="arrow: the item id of the box it leaves")
+    tail: str = Field(description="arrow: the item id of the box it enters")
+    page: str
+    entry: dict[str, Any] = Field(description="proposed key: its vocabulary entry (kind, unit, range ...)")
+    rev: int = Field(description="the item revision; send it back as expected_rev")
+
+    @classmethod
+    def of(cls, item: drafts.DraftItem) -> ReviewItem:
+        return cls.model_validate({**item.__dict__, "entry": item.key_entry})
+
+
+class DraftView(BaseModel):
+    guideline: str
+    version: str
+    items: list[ReviewItem]
+    pending: int = Field(description="items not yet reviewed; publishing is refused while any is pending")
+    pictures: list[str] = Field(description="URLs of the parser's review pictures (PNG), one per page")
+
+
+class ReviewBody(BaseModel):
+    action: Literal["accept", "edit", "reject"]
+    expected_rev: int = Field(ge=0, description="The item revision the review is based on")
+    reason: str = Field(default="", max_length=1000, description="Why; goes into the audit trail")
+    content: str | None = Field(default=None, max_length=2000, description="edit: new box text or arrow label")
+    constraints: list[ConstraintText] | None = Field(default=None, max_length=50,
+                                                     description="edit: the new constraints ([] for none)")
+    entry: dict[Annotated[str, Field(max_length=40)], EntryValue] | None = Field(
+        default=None, max_length=20, description="edit of a proposed key: its whole vocabulary entry")
+
+    @model_validator(mode="after")
+    def _reasoned_edit(self) -> ReviewBody:
+        if self.action != "accept" and not self.reason.strip():
+            raise ValueError(f"a {self.action} needs a reason (it goes into the audit trail)")
+        if self.action != "edit" and (self.content, self.constraints, self.entry) != (None, None, None):
+            raise ValueError(f"content, constraints and entry belong to an edit, not a {self.action}")
+        return self
+
+
+class PublishBody(BaseModel):
+    reason: str = Field(default="", max_length=1000)
+
+
+class PublishResult(BaseModel):
+    guideline: str
+    version: str
+    counts: dict[str, int] = Field(description="nodes, decision nodes, relations ... now visible to clinicians")
+    note: str
+
+
+class UnpublishResult(BaseModel):
+    guideline: str
+    version: str
+    items: int = Field(description="items of the draft it became (all accepted)")
+
+
+class HistoryRow(BaseModel):
+    id: str
+    at: str
+    who: str
+    action: str
+    item: str | None
+    kind: str | None
+    reason: str
+    before: str
+    after: str
+
+
+def _who(principal: Principal) -> str:
+    return f"api:{principal.name}"
+
+
+def _picture_dir(request: Request, guideline: str, version: str) -> FilePath | None:
+    """Where ``dkg onboard`` wrote the draft's review pictures (None: a name that cannot be a folder)."""
+    try:
+        return path_under(FilePath(state_of(request).settings.home) / "onboard", f"{guideline}-{version}") / "overlay"
+    except InvalidNameError:
+        return None
+
+
+def _pictures(request: Request, guideline: str, version: str) -> list[str]:
+    folder = _picture_dir(request, guideline, version)
+    if folder is None or not folder.is_dir():
+        return []
+    return [f"/api/drafts/{guideline}/{version}/pictures/{p.name}" for p in sorted(folder.glob("*.png"))]
+
+
+def _items(request: Request, guideline: str, version: str) -> list[drafts.DraftItem]:
+    try:
+        return drafts.draft_items(state_of(request).graph, guideline, version)
+    except drafts.UnknownDraftError as exc:
+        raise NotFoundError(str(exc)) from exc
+
+
+@router.get("/drafts", response_model=list[DraftSummary], summary="Every draft awaiting review")
+def list_drafts(request: Request) -> list[DraftSummary]:
+    return [DraftSummary(**row) for row in drafts.list_drafts(state_of(request).graph)]
+
+
+@router.get("/drafts/{guideline}/{version}", response_model=DraftView,
+            summary="A draft's review items (boxes, arrows, proposed keys) with their state and revision")
+def show_draft(guideline: GuidelineName, version: VersionName, request: Request) -> DraftView:
+    items = _items(request, guideline, version)
+    return DraftView(guideline=guideline, version=version, items=[ReviewItem.of(i) for i in items],
+                     pending=len(drafts.pending(items)), pictures=_pictures(request, guideline, version))
+
+
+@router.get("/drafts/{guideline}/{version}/history", response_model=list[HistoryRow],
+            summary="The audit trail of a version's onboarding, review, publishing and unpublishing")
+def draft_history(guideline: GuidelineName, version: VersionName, request: Request) -> list[HistoryRow]:
+    rows = drafts.review_history(state_of(request).graph, guideline, version)
+    return [HistoryRow(**{**r, "reason": r["reason"] or "", "before": r["before"] or "", "after": r["after"] or "",
+                          "who": r["who"] or ""}) for r in rows]
+
+
+@router.get("/drafts/{guideline}/{version}/pictures/{name}", include_in_schema=True, response_class=FileResponse,
+            summary="One review picture (PNG) written by `dkg onboard`")
+def draft_picture(guideline: GuidelineName, version: VersionName, name: PictureName, request: Request) -> FileResponse:
+    folder = _picture_dir(request, guideline, version)
+    path = folder / name if folder is not None else None
+    if path is None or path.parent != folder or not path.is_file():
+        raise NotFoundError(f"no review picture {name!r} for {guideline} {version}; the draft lists its pictures")
+    return FileResponse(path, media_type="image/png")
+
+
+@router.post("/drafts/{guideline}/{version}/items/{item}/review", response_model=ReviewItem,
+             summary="Accept, edit or reject one item (audited; a stale expected_rev gets 409)")
+def review_item(guideline: GuidelineName, version: VersionName, item: ItemId, body: ReviewBody, request: Request,
+                principal: Principal = Depends(curator)) -> ReviewItem:
+    try:
+        done = drafts.review(state_of(request).graph, guideline, version, item, body.action, content=body.content,
+                             constraints=body.constraints, entry=body.entry, who=_who(principal),
+                             reason=body.reason, expected_rev=body.expected_rev)
+    except drafts.UnknownDraftError as exc:
+        raise NotFoundError(str(exc)) from exc
+    except drafts.StaleReviewError as exc:
+        raise ConflictError(str(exc)) from exc
+    return ReviewItem.of(done)
+
+
+@router.post("/drafts/{guideline}/{version}/publish", response_model=PublishResult,
+             summary="Make a fully reviewed draft visible to clinicians, atomically (refused while items pend)")
+def publish_draft(guideline: GuidelineName, version: VersionName, body: PublishBody, request: Request,
+                  principal: Principal = Depends(curator)) -> PublishResult:
+    state = state_of(request)
+    items = _items(request, guideline, version)
+    waiting = drafts.pending(items)
+    if waiting:
+        raise ConflictError(f"{guideline} {version} has {len(waiting)} unresolved review item(s) "
+                            f"({', '.join(i.item for i in waiting[:8])}{' …' if len(waiting) > 8 else ''}); accept, "
+                            "edit or reject each before publishing; nothing was published")
+    build = drafts.publish(state.graph, guideline, version, who=_who(principal), reason=body.reason)
+    state.engine.invalidate()
+    return PublishResult(guideline=guideline, version=version, counts=build.counts(),
+                         note="published; run `dkg index` so that retrieval (the GRAG route) covers it too")
+
+
+@router.post("/guidelines/{guideline}/{version}/unpublish", response_model=UnpublishResult,
+             summary="Take a published version out of clinicians' view, back into a draft, atomically")
+def unpublish_version(guideline: GuidelineName, version: VersionName, body: PublishBody, request: Request,
+                      principal: Principal = Depends(curator)) -> UnpublishResult:
+    state = state_of(request)
+    items = drafts.unpublish(state.graph, guideline, version, who=_who(principal), reason=body.reason)
+    state.engine.invalidate()
+    return UnpublishResult(guideline=guideline, version=version, items=items)
