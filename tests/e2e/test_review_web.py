@@ -5,12 +5,21 @@ clinician read path. The draft is loaded with dkg.graph.drafts (no PDF parsing o
 from __future__ import annotations
 
 import shutil
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uvicorn
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from PIL import Image
 
+from dkg import MEDICAL_DISCLAIMER
 from dkg.api.app import create_app
 from dkg.api.breaker import GuardedGraph
 from dkg.api.engine import Engine
@@ -45,20 +54,16 @@ ITEMS = [
 ]
 
 
-def _clean(graph: Graph) -> None:
-    graph.write("MATCH (n:Node {guideline: $g}) DETACH DELETE n", {"g": NAME})
-    graph.write("MATCH (g:GuidelineVersion {guideline: $g}) DETACH DELETE g", {"g": NAME})
+def _clean(graph: Graph, name: str) -> None:
+    graph.write("MATCH (n:Node {guideline: $g}) DETACH DELETE n", {"g": name})
+    graph.write("MATCH (g:GuidelineVersion {guideline: $g}) DETACH DELETE g", {"g": name})
     graph.write("MATCH (d:DraftVersion {of_guideline: $g}) OPTIONAL MATCH (d)-[:HAS_ITEM]->(i) DETACH DELETE i, d",
-                {"g": NAME})
-    graph.write("MATCH (a:ReviewAction) WHERE a.version_uid STARTS WITH $p DETACH DELETE a", {"p": NAME + "|"})
+                {"g": name})
+    graph.write("MATCH (a:ReviewAction) WHERE a.version_uid STARTS WITH $p DETACH DELETE a", {"p": name + "|"})
 
 
-@pytest.fixture(scope="module")
-def client(graph: Graph, neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    # where `dkg onboard` leaves the parser's review pictures (a stand-in PNG: the page only shows it)
-    work = Path(neo4j_settings.home) / "onboard" / f"{NAME}-{VERSION}"
-    (work / "overlay").mkdir(parents=True, exist_ok=True)
-    (work / "overlay" / "page-001.png").write_bytes(b"\x89PNG\r\n\x1a\n-review-web-picture")
+def _app(neo4j_settings: Settings, qrels: Path) -> FastAPI:
+    """The real app on the real Neo4j; no retriever or text-to-Cypher model (review does not use them)."""
     api_settings = load_api_settings(curator_tokens=f"rita:{CURATOR_TOKEN}", read_tokens=f"rob:{READER_TOKEN}",
                                      load_qa_model=False)
 
@@ -66,15 +71,31 @@ def client(graph: Graph, neo4j_settings: Settings, tmp_path_factory: pytest.Temp
         guarded = GuardedGraph(platform, probe_interval_s=api.graph_probe_interval_s)
         engine = Engine(guarded, None, "no retriever in this test", None, "text-to-Cypher off in this test",
                         workers=1, cache_size=8)
-        return AppState(platform, api, api.principals(), guarded, engine, tmp_path_factory.mktemp("qrels"))
+        return AppState(platform, api, api.principals(), guarded, engine, qrels)
 
-    _clean(graph)
-    create_draft(graph, NAME, VERSION, ITEMS, title="Review web e2e", source="test", who="e2e")
-    app = create_app(neo4j_settings, api_settings, state_factory=real_state)
-    with TestClient(app) as c:
+    return create_app(neo4j_settings, api_settings, state_factory=real_state)
+
+
+@contextmanager
+def _draft(graph: Graph, settings: Settings, name: str, items: list[DraftItem]) -> Iterator[None]:
+    """A draft of ``name`` with one review picture where `dkg onboard` leaves them; removed afterwards."""
+    work = Path(settings.home) / "onboard" / f"{name}-{VERSION}"
+    (work / "overlay").mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (120, 80), (255, 255, 255)).save(work / "overlay" / "page-001.png", format="PNG")
+    _clean(graph, name)
+    create_draft(graph, name, VERSION, items, title=f"{name} draft", source="test", who="e2e")
+    try:
+        yield
+    finally:
+        _clean(graph, name)
+        shutil.rmtree(work)
+
+
+@pytest.fixture(scope="module")
+def client(graph: Graph, neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with _draft(graph, neo4j_settings, NAME, ITEMS), \
+            TestClient(_app(neo4j_settings, tmp_path_factory.mktemp("qrels"))) as c:
         yield c
-    _clean(graph)
-    shutil.rmtree(work)
 
 
 def _item(client: TestClient, item: str) -> dict[str, object]:
@@ -115,6 +136,7 @@ def test_review_then_publish_and_clinicians_see_the_version(client: TestClient) 
     assert view["pictures"] == [f"{DRAFT}/pictures/page-001.png"]
     picture = client.get(view["pictures"][0], headers=CURATOR)
     assert picture.status_code == 200 and picture.headers["content-type"] == "image/png"
+    assert picture.content.startswith(b"\x89PNG")
     assert client.get(view["pictures"][0]).status_code == 401
     # a draft is not on the clinician read path
     assert NAME not in {g["guideline"] for g in client.get("/api/guidelines").json()}
@@ -180,4 +202,86 @@ def test_a_bad_item_or_draft_gets_404(client: TestClient) -> None:
     assert client.post(f"/api/drafts/{NAME}/9.9999/items/n1/review", headers=CURATOR, json=accept).status_code == 404
     assert client.get(f"{DRAFT}/pictures/nothing.png", headers=CURATOR).status_code == 404
     assert client.get(f"{DRAFT}/pictures/..%2Fsecret.png", headers=CURATOR).status_code in (404, 422)
+
+
+
+# ---- the page itself, in Debian's headless Chromium (as tests/e2e/test_browser_webapp.py) --------------------
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_NAME = "review-browser-e2e"
+BROWSER_ITEMS = [
+    DraftItem("n1", "node", "Assess the review-browser patient", page="1"),
+    DraftItem("n2", "node", "Give the review-browser drug", page="1"),
+    DraftItem("n3", "node", "Stray review-browser text", page="1"),
+    DraftItem("e1", "edge", "", ["age>=18"], head="n1", tail="n2"),
+    DraftItem("e2", "edge", "", head="n2", tail="n3"),
+]
+
+
+@contextmanager
+def _served(app: FastAPI) -> Iterator[str]:
+    """``app`` on a free loopback port in a uvicorn thread; stopped on exit."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, name="review-web-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="Debian's chromium is not installed")
+def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_settings: Settings,
+                                                     tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    errors: list[str] = []
+    with _draft(graph, neo4j_settings, BROWSER_NAME, BROWSER_ITEMS), _served(_app(neo4j_settings, tmp_path)) as base, \
+            sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page: Any = browser.new_page(viewport={"width": 1366, "height": 768}, base_url=base)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.set_default_timeout(30_000)
+        page.goto("/review")
+        assert page.locator("#disclaimer").inner_text().strip() == MEDICAL_DISCLAIMER
+        assert page.locator("#nodes tbody tr").count() == 0  # nothing without a curator token
+        page.fill("#token", CURATOR_TOKEN)
+        page.click("text=Use token")
+        page.wait_for_selector("#who:has-text('curator: rita')")
+        page.select_option("#draft", f"{BROWSER_NAME}|{VERSION}")
+        page.wait_for_selector("#nodes tbody tr[data-item=n3]")
+        assert page.locator("#edges tbody tr[data-item=e1]").inner_text().count("age>=18") == 1
+        page.wait_for_selector("#pictures img")
+        assert page.locator("#publish").is_disabled()
+
+        for item in ("n1", "n2", "e1"):
+            page.get_by_role("button", name=f"Accept {item}", exact=True).click()
+            page.wait_for_selector(f"tr[data-item={item}] .state-accepted")
+        page.get_by_role("button", name="Reject n3", exact=True).click()  # no reason yet: refused
+        page.wait_for_selector("#item-status.error:has-text('needs a reason')")
+        page.fill("#reason", "browser test: not a step")
+        page.get_by_role("button", name="Reject n3", exact=True).click()
+        page.wait_for_selector("tr[data-item=n3] .state-rejected")
+        assert page.locator("#publish").is_disabled()  # e2 still pending
+        page.get_by_role("button", name="Edit e2", exact=True).click()
+        page.get_by_label("Constraints of e2").fill("age<18")
+        page.click("text=Save edit")
+        page.wait_for_selector("tr[data-item=e2] .state-edited")
+        page.wait_for_selector("#publish:not([disabled])")
+        page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
+        page.click("#publish")
+        page.wait_for_selector(f"#publish-status.ok:has-text('Published {BROWSER_NAME}')")
+        browser.close()
+        published = graph.read("MATCH (n:Node {guideline: $g}) RETURN n.content AS content ORDER BY content",
+                               {"g": BROWSER_NAME})
+        assert [r["content"] for r in published] == ["Assess the review-browser patient",
+                                                     "Give the review-browser drug"]
+    assert not errors, f"JavaScript errors: {errors}"
 
