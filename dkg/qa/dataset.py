@@ -13,7 +13,8 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +26,19 @@ from dkg.graph.db import Graph, named_queries
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import GUIDELINE_NAMES, SURFACE, Facts, band_value, detect_guidelines, extract_facts
 from dkg.qa.queries import QuerySketch, QuestionType, model_target
-from dkg.qa.templates import DISTRACTORS, FRAMES, SUBJECTS, UNSEEN, age_phrase, typo
+from dkg.qa.templates import (
+    DISTRACTORS,
+    FRAMES,
+    HISTORY,
+    NOTE_DISTRACTORS,
+    SUBJECTS,
+    UNSEEN,
+    age_phrase,
+    age_sex_shorthand,
+    clinicians_register,
+    note_ending,
+    typo,
+)
 from dkg.types import Constraint, Op
 from dkg.vocabulary import VOCABULARY, KeyKind
 
@@ -75,9 +88,19 @@ class GenConfig:
     conditions_questions: int = 10
     unseen_per_scenario: int = 1
     versions: tuple[tuple[str, str], ...] = tuple(DEFAULT_VERSIONS.items())
+    # the clinicians' register (note-style frames, dkg.qa.templates.clinicians_register); off: the frames and
+    # items of generator version 1, so the committed dataset and the model trained on it stay valid
+    clinicians_register: bool = False
 
     def quick(self) -> GenConfig:
-        return GenConfig(self.seed, 2, 1, 1, 3, 1, self.versions)
+        return GenConfig(self.seed, 2, 1, 1, 3, 1, self.versions, self.clinicians_register)
+
+    def hashed(self) -> dict[str, Any]:
+        """The fields that identify the generated items (the register flag only when on: older hashes hold)."""
+        fields = asdict(self)
+        if not self.clinicians_register:
+            fields.pop("clinicians_register")
+        return fields
 
 
 @dataclass
@@ -265,6 +288,66 @@ def _fact_phrase(key: str, value: Any, rng: random.Random) -> str:
     return rng.choice(SURFACE[(key, value)])
 
 
+@lru_cache(maxsize=1)
+def note_wordings() -> dict[tuple[str, str], tuple[str, ...]]:
+    """Clinicians' wordings of each categorical fact: the clinical lexicon's phrases, its negated concepts
+    ("no comorbs"), the course-so-far wordings of the templates and the vocabulary's own surface forms."""
+    from dkg.lexicon.clinical import load_clinical_lexicon
+    lexicon = load_clinical_lexicon()
+    out: dict[tuple[str, str], list[str]] = {}
+    for key, values in lexicon.phrases.items():
+        for value, phrases in values.items():
+            out.setdefault((key, value), []).extend(p.rstrip(",") for p in phrases if p.rstrip(",").strip())
+    for concept in lexicon.concepts:
+        if concept.negated is not None:
+            out.setdefault((concept.key, concept.negated), []).extend(
+                f"{neg} {term}" for term in concept.terms for neg in ("no", "denies"))
+    for source in (HISTORY, SURFACE):
+        for pair, wordings in source.items():
+            out.setdefault(pair, []).extend(wordings)
+    return {pair: tuple(dict.fromkeys(wordings)) for pair, wordings in out.items()}
+
+
+_KPS = {0: (90, 100), 1: (70, 80), 2: (50, 60), 3: (30, 40), 4: (20,)}
+
+
+def _note_phrase(key: str, value: Any, rng: random.Random) -> str:
+    """One fact as a clinician writes it in a note."""
+    if key == "performance_status":
+        if rng.random() < 0.25 and float(value).is_integer():
+            return f"KPS {rng.choice(_KPS[int(value)])}"
+        return rng.choice(("ECOG {}", "PS {}", "ECOG {}", "ECOG PS {}")).format(_fmt_num(value))
+    if key == "tumor_size":
+        mm = float(value) * 10
+        if rng.random() < 0.3 and mm.is_integer():
+            return rng.choice(("{} mm", "{}mm mass", "{} mm lesion")).format(int(mm))
+        return rng.choice(("{} cm", "{}cm mass", "{} cm tumour", "mass {} cm")).format(_fmt_num(value))
+    if key == "necrosis":
+        return rng.choice(("{}% necrosis", "necrosis {}%", "{}% necrosis at resection")).format(_fmt_num(value))
+    if key == "time_to_relapse":
+        return rng.choice(("{} mo from dx", "{} months from diagnosis", "{} months after dx")
+                          ).format(_fmt_num(value))
+    wordings = note_wordings().get((key, str(value)))
+    return rng.choice(wordings) if wordings else rng.choice(SURFACE[(key, value)])
+
+
+def render_note(guideline: str, facts: Facts, bands: dict[str, tuple[int, int]], rng: random.Random
+                ) -> tuple[str, str]:
+    """(clinician's note, inline description): '22F, Ph+ B-ALL, ECOG 1, no comorbs.'"""
+    who = age_sex_shorthand(rng, float(facts["age"]), bands.get("age")) if "age" in facts else \
+        rng.choice(("pt", "patient", "adult pt"))
+    phrases = [_note_phrase(k, v, rng) for k, v in facts.items() if k != "age"]
+    rng.shuffle(phrases)
+    disease = rng.choice(GUIDELINE_NAMES[guideline])
+    sep = rng.choice((", ", ", ", "; ", ". "))
+    head = rng.choice((f"{who}, {disease}", f"{who} w/ {disease}", f"{who} with {disease}"))
+    inline = f"{head}, {', '.join(phrases)}" if phrases else head
+    note = sep.join([head, *phrases]) + "."
+    if rng.random() < 0.3:
+        note += " " + rng.choice(NOTE_DISTRACTORS)
+    return note[0].upper() + note[1:], inline
+
+
 def _join(parts: list[str]) -> str:
     if len(parts) <= 1:
         return "".join(parts)
@@ -307,8 +390,16 @@ def render_question(qtype: QuestionType, frame_id: str, guideline: str, rng: ran
         frame = typo(rng, frame)
     values: dict[str, str] = {"disease": rng.choice(GUIDELINE_NAMES[guideline]), "treatment": treatment or ""}
     if facts is not None:
-        values["patient"], values["patient_inline"] = render_patient(guideline, facts, bands or {}, rng)
+        if "{note" in frame:
+            values["note"], values["note_inline"] = render_note(guideline, facts, bands or {}, rng)
+        else:
+            values["patient"], values["patient_inline"] = render_patient(guideline, facts, bands or {}, rng)
     text = frame.format(**values)
+    if clinicians_register(frame_id):
+        if rng.random() < 0.15:
+            # anywhere in the note; an item whose facts it breaks is dropped by the round-trip check
+            text = typo(rng, text, keep=treatment or "")
+        return note_ending(rng, text)
     return text[0].upper() + text[1:]
 
 
@@ -317,8 +408,9 @@ def _scenario_split(scenario_id: str) -> str:
     return "train" if bucket < 70 else "dev" if bucket < 85 else "test"
 
 
-def _frames(qtype: QuestionType, unseen: bool) -> list[str]:
-    return sorted(f for f in FRAMES[qtype.value] if (f in UNSEEN) == unseen)
+def _frames(qtype: QuestionType, unseen: bool, register: bool = False) -> list[str]:
+    return sorted(f for f in FRAMES[qtype.value]
+                  if (f in UNSEEN) == unseen and (register or not clinicians_register(f)))
 
 
 def _treatment_phrases(options: list[str]) -> list[str]:
@@ -420,7 +512,8 @@ class DatasetBuilder:
         others = [p for p in all_phrases if not any(p in o.casefold() for o in target["options"] or [])]
         jobs: list[tuple[QuestionType, str, str | None]] = []
         n_q = self.config.questions_per_scenario
-        frames_seen = {t: _frames(t, False) for t in QuestionType}
+        register = self.config.clinicians_register
+        frames_seen = {t: _frames(t, False, register) for t in QuestionType}
         for _ in range(n_q):
             jobs.append((QuestionType.NEXT_STEP, rng.choice(frames_seen[QuestionType.NEXT_STEP]), None))
         pool = ([(p, True) for p in own] + [(p, False) for p in others])
@@ -429,9 +522,10 @@ class DatasetBuilder:
                 jobs.append((QuestionType.ADVISE, rng.choice(frames_seen[QuestionType.ADVISE]), rng.choice(choices)))
         if split == "test":
             for _ in range(self.config.unseen_per_scenario):
-                jobs.append((QuestionType.NEXT_STEP, rng.choice(_frames(QuestionType.NEXT_STEP, True)), None))
+                jobs.append((QuestionType.NEXT_STEP, rng.choice(_frames(QuestionType.NEXT_STEP, True, register)),
+                             None))
                 if pool:
-                    jobs.append((QuestionType.ADVISE, rng.choice(_frames(QuestionType.ADVISE, True)),
+                    jobs.append((QuestionType.ADVISE, rng.choice(_frames(QuestionType.ADVISE, True, register)),
                                  rng.choice(pool)[0]))
         for qtype, frame, treat in jobs:
             self.stats["generated"] += 1
@@ -461,10 +555,11 @@ class DatasetBuilder:
                 continue
             scenario = hashlib.sha1(f"{view.guideline}|{view.version}|{phrase}".encode()).hexdigest()[:12]
             split = _scenario_split(scenario)
-            frames = [rng.choice(_frames(QuestionType.CONDITIONS, False))
+            register = self.config.clinicians_register
+            frames = [rng.choice(_frames(QuestionType.CONDITIONS, False, register))
                       for _ in range(self.config.conditions_questions)]
             if split == "test":
-                frames += [rng.choice(_frames(QuestionType.CONDITIONS, True))
+                frames += [rng.choice(_frames(QuestionType.CONDITIONS, True, register))
                            for _ in range(max(1, self.config.conditions_questions // 3))]
             for frame in frames:
                 self.stats["generated"] += 1
