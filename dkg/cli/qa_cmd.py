@@ -50,10 +50,17 @@ def train_cypher(
     quick: bool = typer.Option(False, help="Tiny model on the quick dataset (about a minute)."),
     force: bool = typer.Option(False, help="Retrain even when a model for the same training data exists."),
     max_minutes: float = typer.Option(12.0, help="Training time budget (early stop when reached)."),
+    architecture: str = typer.Option("bart-scratch", help="bart-scratch (default) or minilm-warmstart (encoder "
+                                                          "from the shipped all-MiniLM-L6-v2 weights)."),
 ) -> None:
     """Train the text-to-Cypher seq2seq model (progress, early stopping, best checkpoint in models/)."""
-    from dkg.qa.training import ensure_model
-    folder = ensure_model(get_settings(), quick=quick, on_progress=_say, force=force, max_minutes=max_minutes)
+    from dkg.qa.training import ARCHITECTURES, ensure_model
+    chosen = next((a for a in ARCHITECTURES if a == architecture), None)
+    if chosen is None:
+        raise typer.BadParameter(f"unknown architecture {architecture!r}; choose one of {', '.join(ARCHITECTURES)}",
+                                 param_hint="--architecture")
+    folder = ensure_model(get_settings(), quick=quick, on_progress=_say, force=force, max_minutes=max_minutes,
+                          architecture=chosen)
     meta = json.loads((folder / "meta.json").read_text())
     report = meta.get("train_report", {})
     echo(f"model in {folder}: dev exact match {meta.get('dev_exact', 0):.3f}, "

@@ -30,6 +30,8 @@ SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
 # int8 answering is used only for a model whose int8 copy gave the fp32 top beam on this share of dev questions
 INT8_MIN_AGREEMENT = 0.99
 PAD, BOS, EOS, UNK = range(4)
+SCRATCH = "bart-scratch"  # meta.json "architecture": BART from scratch (the default; older models have no key)
+WARMSTART = "minilm-warmstart"  # all-MiniLM-L6-v2 encoder + small decoder (dkg.qa.warmstart)
 
 
 def torch_threads() -> int:
@@ -143,6 +145,8 @@ class TrainReport:
     losses: list[float]
     stopped_early: bool
     parameters: int
+    cpu_seconds: float = 0.0  # CPU time of all threads (wall time on a shared machine includes waiting)
+    threads: int = 0
 
 
 class Seq2Seq:
@@ -197,22 +201,19 @@ class Seq2Seq:
         """
         torch = _torch()
         from transformers.cache_utils import DynamicCache, EncoderDecoderCache
-        model = self.model
-        model.eval()
+        self.model.eval()
         src, mask = self.encode_sources([question])
         limit = max_new_tokens or self.size.max_target
         finished: list[tuple[float, list[int]]] = []
         with torch.inference_mode():
-            enc = model.model.encoder(input_ids=src, attention_mask=mask).last_hidden_state
+            enc = self.encode_hidden(src, mask)
             enc, emask = enc.expand(beams, -1, -1), mask.expand(beams, -1)
             cache = EncoderDecoderCache(DynamicCache(), DynamicCache())
             seqs = torch.full((beams, 1), BOS, dtype=torch.long)
             scores = torch.full((beams,), float("-inf"))
             scores[0] = 0.0  # all beams start identical: expand only the first
             for step in range(limit):
-                out = model.model.decoder(input_ids=seqs[:, -1:], encoder_hidden_states=enc,
-                                          encoder_attention_mask=emask, cache=cache, use_cache=True)
-                logits = model.lm_head(out.last_hidden_state[:, -1]) + model.final_logits_bias
+                logits = self.next_logits(seqs[:, -1:], enc, emask, cache)
                 logp = torch.log_softmax(logits, dim=-1)
                 vocab = logp.size(1)
                 top, index = (scores[:, None] + logp).view(-1).topk(2 * beams)
@@ -243,6 +244,21 @@ class Seq2Seq:
                    for _, ids in finished[:beams]]
         return outputs or [""]
 
+    def encode_hidden(self, src: Any, mask: Any) -> Any:
+        """The encoder's last hidden states for a batch of source ids."""
+        return self.model.model.encoder(input_ids=src, attention_mask=mask).last_hidden_state
+
+    def next_logits(self, last: Any, enc: Any, emask: Any, cache: Any) -> Any:
+        """Logits of the next target token after ``last`` (one token per beam), extending ``cache``."""
+        model = self.model
+        out = model.model.decoder(input_ids=last, encoder_hidden_states=enc, encoder_attention_mask=emask,
+                                  cache=cache, use_cache=True)
+        return model.lm_head(out.last_hidden_state[:, -1]) + model.final_logits_bias
+
+    def optimiser_groups(self, lr: float) -> list[dict[str, Any]]:
+        """Parameter groups for AdamW: every parameter at ``lr``."""
+        return [{"params": [p for p in self.model.parameters() if p.requires_grad], "lr": lr}]
+
     def greedy(self, questions: Sequence[str], max_new_tokens: int | None = None) -> list[str]:
         return [b[0] for b in self.generate(questions, beams=1, max_new_tokens=max_new_tokens)]
 
@@ -268,7 +284,11 @@ class Seq2Seq:
             warnings.simplefilter("ignore")
             model = torch.ao.quantization.quantize_dynamic(copy.deepcopy(self.model), {torch.nn.Linear},
                                                            dtype=torch.qint8)
-        return Seq2Seq(self.tokenizer, model, self.size, {**self.meta, "int8": True})
+        return self.with_model(model, {**self.meta, "int8": True})
+
+    def with_model(self, model: Any, meta: dict[str, Any]) -> Seq2Seq:
+        """The same tokenizer(s) and size around another model (e.g. the int8 copy)."""
+        return Seq2Seq(self.tokenizer, model, self.size, meta)
 
     def for_answering(self, allow_int8: bool) -> Seq2Seq:
         """The int8 copy when allowed and its dev-set agreement with fp32 was recorded at or above
@@ -284,6 +304,9 @@ class Seq2Seq:
         if not (folder / "model.pt").is_file():
             raise QAError(f"no trained model in {folder}; run `dkg train cypher` first")
         meta = json.loads((folder / "meta.json").read_text())
+        if meta.get("architecture") == WARMSTART:
+            from dkg.qa.warmstart import WarmStartSeq2Seq
+            return WarmStartSeq2Seq.load_folder(folder, meta)
         size = ModelSize(**meta["size"])
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         model = build_model(size, tokenizer.get_vocab_size())
@@ -303,7 +326,7 @@ def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corp
     say = on_progress or (lambda _m: None)
     random.seed(seed)
     torch.manual_seed(seed)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     tokenizer = train_tokenizer([s for s, _ in pairs] + [t for _, t in pairs] + list(corpus), size.vocab,
                                 folder / "tokenizer.json")
     model = build_model(size, tokenizer.get_vocab_size())
@@ -311,10 +334,25 @@ def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corp
     with torch.no_grad():
         model.get_input_embeddings().weight.copy_(torch.from_numpy(matrix))
     s2s = Seq2Seq(tokenizer, model, size)
+    say(f"tokenizer {tokenizer.get_vocab_size()} tokens, fastText-initialised embeddings, "
+        f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters, {len(pairs)} training pairs")
+    return fit(s2s, pairs, dev, folder, start=start, cpu_start=cpu_start, max_epochs=max_epochs,
+               max_minutes=max_minutes, batch_size=batch_size, lr=lr, patience=patience, seed=seed,
+               dev_limit=dev_limit, on_progress=say, meta={"architecture": SCRATCH, **(meta or {})})
+
+
+def fit(s2s: Seq2Seq, pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], folder: Path, *,
+        start: float, cpu_start: float, max_epochs: int, max_minutes: float, batch_size: int, lr: float,
+        patience: int, seed: int, dev_limit: int, on_progress: Callable[[str], None] | None, meta: dict[str, Any] | None
+        ) -> tuple[Seq2Seq, TrainReport]:
+    """The training loop shared by every architecture: AdamW with warm-up and linear decay, batches of similar
+    length, early stopping on dev exact match; the best epoch is saved to ``folder`` and reloaded."""
+    torch = _torch()
+    say = on_progress or (lambda _m: None)
+    random.seed(seed)
+    model = s2s.model
     parameters = sum(p.numel() for p in model.parameters())
-    say(f"tokenizer {tokenizer.get_vocab_size()} tokens, fastText-initialised embeddings, {parameters / 1e6:.1f}M "
-        f"parameters, {len(pairs)} training pairs")
-    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    optimiser = torch.optim.AdamW(s2s.optimiser_groups(lr), lr=lr, weight_decay=0.01)
     steps_per_epoch = math.ceil(len(pairs) / batch_size)
     total = steps_per_epoch * max_epochs
     warmup = max(1, steps_per_epoch // 2)
@@ -374,7 +412,8 @@ def train(pairs: Sequence[tuple[str, str]], dev: Sequence[tuple[str, str]], corp
             say(f"time budget of {max_minutes} min reached after epoch {epoch}")
             break
     seconds = time.perf_counter() - start
-    report = TrainReport(epoch, steps, seconds, best, losses, stopped, parameters)
+    report = TrainReport(epoch, steps, seconds, best, losses, stopped, parameters,
+                         cpu_seconds=time.process_time() - cpu_start, threads=torch.get_num_threads())
     best_model = Seq2Seq.load(folder)
     meta_path = folder / "meta.json"
     saved = json.loads(meta_path.read_text())
