@@ -4,6 +4,8 @@ unsafe-query suite against the real Neo4j, and writes flat figures to bench/resu
 
     python bench/qa_bench.py [--limit N] [--port 7703]   # own Neo4j server under .dkg-bench-qa/
     python bench/qa_bench.py --clinician-only            # only the human-written clinician questions
+    python bench/qa_bench.py --compare DIR [DIR ...]      # trained text-to-Cypher models side by side
+    python bench/qa_bench.py --baseline-clinician        # the no-DKG baseline on the clinician questions
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from dkg.config import Settings, load_settings  # noqa: E402
 from dkg.errors import DKGError  # noqa: E402
 from dkg.graph.db import Graph  # noqa: E402
 from dkg.qa import clinician  # noqa: E402
-from dkg.qa.dataset import GenConfig  # noqa: E402
+from dkg.qa.baseline_eval import run_baseline  # noqa: E402
+from dkg.qa.dataset import GenConfig, QAItem, dataset_hash, load_dataset  # noqa: E402
 from dkg.qa.evaluate import evaluate, percentile, plot  # noqa: E402
 from dkg.qa.safety import SafeExecutor  # noqa: E402
 from dkg.qa.seq2seq import Seq2Seq, answer_threads  # noqa: E402
@@ -70,14 +73,28 @@ def main() -> None:
                         help="with --clinician-only: answer with this trained model instead of models/text2cypher")
     parser.add_argument("--label", default="", help="with --clinician-only: suffix for the keys written "
                                                     "(e.g. 'before' for a baseline measurement)")
+    parser.add_argument("--compare", type=Path, nargs="+", default=None, metavar="DIR",
+                        help="score these trained model folders on the same test split and clinician dev questions "
+                             "(keys compare_<architecture>_... in bench/results/qa.json); held-out only with --heldout")
+    parser.add_argument("--heldout", action="store_true", help="with --compare: also score the clinician held-out "
+                                                               "questions (run once, to report)")
+    parser.add_argument("--dataset", type=Path, default=None,
+                        help="with --compare: the CPG-QA file whose test split is scored (default: the shipped one)")
+    parser.add_argument("--baseline-clinician", action="store_true",
+                        help="score the no-DKG baseline (models/baseline-answer) on the clinician questions")
     args = parser.parse_args()
+    if args.baseline_clinician:  # no graph needed: the baseline writes text, box contents come from the sources
+        run_baseline_clinician()
+        return
     # the dataset's expected nodes come from the graph built from the guideline sources, so the benchmark
     # answers on exactly that graph, in a server of its own (the demo's graph is built from the PDFs)
     settings = load_settings(home=args.home, neo4j_bolt_port=args.port)
     with LocalNeo4jServer(settings).running():
         with Graph(settings) as graph:
             ensure_graph(graph, GenConfig(), say)
-        if args.clinician_only:
+        if args.compare:
+            run_compare(settings, args.compare, args.limit, args.heldout, args.dataset)
+        elif args.clinician_only:
             run_clinician(settings, args.label, args.model_dir)
         else:
             run(settings, args)
@@ -111,6 +128,87 @@ def run_clinician(settings: Settings, label: str, model_dir: Path | None = None)
     saved.update({k: round(float(v), 4) for k, v in figures.items()})
     path.write_text(json.dumps(saved, indent=2) + "\n")
     print(json.dumps(figures, indent=2))
+
+
+def update_results(figures: dict[str, float]) -> None:
+    """Merge ``figures`` into bench/results/qa.json (other keys are kept)."""
+    path = RESULTS / "qa.json"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    saved = json.loads(path.read_text()) if path.is_file() else {}
+    saved.update({k: round(float(v), 4) for k, v in figures.items()})
+    path.write_text(json.dumps(saved, indent=2) + "\n")
+
+
+def run_baseline_clinician() -> None:
+    """The no-DKG baseline's accuracy on the clinician dev and held-out questions."""
+    from dkg.qa.training import BASELINE_DIR
+    model = Seq2Seq.load(BASELINE_DIR)
+    figures: dict[str, float] = {}
+    for name, path in (("clinician_dev", clinician.DEV_PATH), ("clinician_heldout", clinician.HELDOUT_PATH)):
+        results = run_baseline(model, clinician.load_items(path))
+        figures.update({f"baseline_{k}": v for k, v in clinician.accuracy_figures(results, name).items()})
+    update_results(figures)
+    print(json.dumps(figures, indent=2))
+
+
+def model_figures(settings: Settings, model_dir: Path, items: list[QAItem], limit: int, heldout: bool
+                  ) -> dict[str, float]:
+    """One trained model on the CPG-QA test + unseen splits, decoding latency (no Neo4j) and clinician questions."""
+    meta = json.loads((model_dir / "meta.json").read_text())
+    report_meta = meta["train_report"]
+    versions = {i.guideline: i.version for i in items}
+    with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
+        scored = [i for i in items if i.split in ("test", "test_unseen")]
+        if limit and limit < len(scored):  # every k-th item: all guidelines, types and both splits
+            scored = scored[:: max(1, len(scored) // limit)][:limit]
+        report = evaluate(service, None, scored, say)
+        assert service.model is not None
+        sample = [i.question for i in items if i.split == "test"][:100]
+        runs = []
+        for _ in range(3):  # decoding + grounding only: the model's share of the answer, without Neo4j
+            times = []
+            for q in sample:
+                t = time.perf_counter()
+                service.model.beam_search(q, beams=service.beams)
+                times.append((time.perf_counter() - t) * 1000)
+            runs.append(percentile(times, 0.5))
+        dev = clinician.run(service, clinician.load_items(clinician.DEV_PATH))
+        figures = {**clinician.accuracy_figures(dev, "clinician_dev")}
+        if heldout:
+            held = clinician.run(service, clinician.load_items(clinician.HELDOUT_PATH))
+            figures.update(clinician.accuracy_figures(held, "clinician_heldout"))
+    w = report["with_dkg"]
+    figures.update({
+        "accuracy_test": w["test"]["accuracy"], "accuracy_unseen_templates": w["unseen_templates"]["accuracy"],
+        "accuracy_test_beams_only": w["test"]["accuracy_beams_only"],
+        "accuracy_unseen_templates_beams_only": w["unseen_templates"]["accuracy_beams_only"],
+        "test_items_scored": w["test"]["n"], "unseen_items_scored": w["unseen_templates"]["n"],
+        "dev_exact_match": meta.get("dev_exact", 0.0), "epochs": report_meta["epochs"],
+        "train_minutes": report_meta["seconds"] / 60, "train_cpu_minutes": report_meta.get("cpu_seconds", 0.0) / 60,
+        "model_parameters_m": report_meta["parameters"] / 1e6, "decode_p50_ms_served": statistics.median(runs),
+        "int8": float(bool(service.model.meta.get("int8"))),
+    })
+    return figures
+
+
+def run_compare(settings: Settings, folders: list[Path], limit: int, heldout: bool, dataset: Path | None) -> None:
+    """The given trained models side by side, keys prefixed by each model's architecture."""
+    if dataset is not None:
+        items = load_dataset(dataset)
+        data_hash = dataset_hash(items)
+    else:
+        items, data_hash = ensure_dataset(settings, on_progress=say)
+    out: dict[str, float] = {}
+    for folder in folders:
+        meta = json.loads((folder / "meta.json").read_text())
+        if meta.get("data_hash") != data_hash:
+            say(f"{folder}: trained on other data (hash {str(meta.get('data_hash'))[:12]}); figures not comparable")
+        prefix = "compare_warmstart" if meta.get("architecture") == "minilm-warmstart" else "compare_scratch"
+        figures = model_figures(settings, folder, items, limit, heldout)
+        say(f"{folder} ({prefix}): {json.dumps(figures)}")
+        out.update({f"{prefix}_{k}": v for k, v in figures.items()})
+    update_results(out)
+    print(json.dumps(out, indent=2))
 
 
 def run(settings: Settings, args: argparse.Namespace) -> None:
@@ -202,8 +300,7 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
     for group, m in w.items():
         if group.startswith("test/"):
             figures[f"accuracy_{group.replace('test/', '').replace('=', '_')}"] = m["accuracy"]
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "qa.json").write_text(json.dumps({k: round(float(v), 4) for k, v in figures.items()}, indent=2) + "\n")
+    update_results(figures)  # keeps keys written by other modes (clinician labels, model comparison)
     (RESULTS / "qa-table.md").write_text(report["table"] + "\n")
     print(report["table"])
     print(json.dumps(figures, indent=2))
