@@ -192,13 +192,12 @@ def review_item(guideline: GuidelineName, version: VersionName, item: ItemId, bo
 def publish_draft(guideline: GuidelineName, version: VersionName, body: PublishBody, request: Request,
                   principal: Principal = Depends(curator)) -> PublishResult:
     state = state_of(request)
-    items = _items(request, guideline, version)
-    waiting = drafts.pending(items)
-    if waiting:
-        raise ConflictError(f"{guideline} {version} has {len(waiting)} unresolved review item(s) "
-                            f"({', '.join(i.item for i in waiting[:8])}{' …' if len(waiting) > 8 else ''}); accept, "
-                            "edit or reject each before publishing; nothing was published")
-    build = drafts.publish(state.graph, guideline, version, who=_who(principal), reason=body.reason)
+    try:
+        build = drafts.publish(state.graph, guideline, version, who=_who(principal), reason=body.reason)
+    except drafts.UnknownDraftError as exc:
+        raise NotFoundError(str(exc)) from exc
+    except drafts.PendingItemsError as exc:
+        raise ConflictError(str(exc)) from exc
     state.engine.invalidate()
     return PublishResult(guideline=guideline, version=version, counts=build.counts(),
                          note="published; run `dkg index` so that retrieval (the GRAG route) covers it too")

@@ -61,6 +61,10 @@ class StaleReviewError(OnboardingError):
     """The item changed after the reviewer read it; the review was not applied."""
 
 
+class PendingItemsError(OnboardingError):
+    """Publishing was refused: some items are not reviewed yet."""
+
+
 @dataclass
 class DraftItem:
     """One reviewable part of a draft: a box (``node``), an arrow (``edge``) or a proposed key (``key``)."""
@@ -315,7 +319,7 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
     items = draft_items(graph, guideline, version)
     waiting = pending(items)
     if waiting:
-        raise OnboardingError(
+        raise PendingItemsError(
             f"{guideline} {version} has {len(waiting)} unresolved review item(s) "
             f"({', '.join(it.item for it in waiting[:8])}{' …' if len(waiting) > 8 else ''}); accept, edit or "
             "reject each (`dkg review list` shows them) before publishing; nothing was published")

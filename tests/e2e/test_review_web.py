@@ -200,6 +200,7 @@ def test_a_bad_item_or_draft_gets_404(client: TestClient) -> None:
     assert missing.status_code == 404 and "no item 'n999'" in missing.json()["error"]["message"]
     assert client.get(f"/api/drafts/{NAME}/9.9999", headers=CURATOR).status_code == 404
     assert client.post(f"/api/drafts/{NAME}/9.9999/items/n1/review", headers=CURATOR, json=accept).status_code == 404
+    assert client.post(f"/api/drafts/{NAME}/9.9999/publish", headers=CURATOR, json={}).status_code == 404
     assert client.get(f"{DRAFT}/pictures/nothing.png", headers=CURATOR).status_code == 404
     assert client.get(f"{DRAFT}/pictures/..%2Fsecret.png", headers=CURATOR).status_code in (404, 422)
 
