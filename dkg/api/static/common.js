@@ -61,7 +61,7 @@ const DKG = (() => {
   async function setupHeader(page) {
     const header = document.querySelector("header");
     const nav = el("nav", { "aria-label": "Pages" },
-      ["clinician", "curator", "researcher"].map((p) =>
+      ["clinician", "curator", "review", "researcher"].map((p) =>
         el("a", { href: "/" + p, "aria-current": p === page ? "page" : null, text: p[0].toUpperCase() + p.slice(1) })));
     const input = el("input", { type: "password", id: "token", autocomplete: "off", value: token(),
                                 placeholder: "bearer token" });
