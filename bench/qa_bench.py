@@ -31,6 +31,7 @@ from dkg.qa.safety import SafeExecutor  # noqa: E402
 from dkg.qa.seq2seq import Seq2Seq, answer_threads  # noqa: E402
 from dkg.qa.service import TextToCypherService  # noqa: E402
 from dkg.qa.training import (  # noqa: E402
+    MODEL_DIR,
     ensure_baseline,
     ensure_dataset,
     ensure_graph,
@@ -75,7 +76,8 @@ def main() -> None:
                                                     "(e.g. 'before' for a baseline measurement)")
     parser.add_argument("--compare", type=Path, nargs="+", default=None, metavar="DIR",
                         help="score these trained model folders on the same test split and clinician dev questions "
-                             "(keys compare_<architecture>_... in bench/results/qa.json); held-out only with --heldout")
+                             "(keys compare_<architecture>_..., shipped_... for models/text2cypher, in "
+                             "bench/results/qa.json); held-out only with --heldout")
     parser.add_argument("--heldout", action="store_true", help="with --compare: also score the clinician held-out "
                                                                "questions (run once, to report)")
     parser.add_argument("--dataset", type=Path, default=None,
@@ -203,7 +205,8 @@ def run_compare(settings: Settings, folders: list[Path], limit: int, heldout: bo
         meta = json.loads((folder / "meta.json").read_text())
         if meta.get("data_hash") != data_hash:
             say(f"{folder}: trained on other data (hash {str(meta.get('data_hash'))[:12]}); figures not comparable")
-        prefix = "compare_warmstart" if meta.get("architecture") == "minilm-warmstart" else "compare_scratch"
+        prefix = "shipped" if folder.resolve() == MODEL_DIR.resolve() else \
+            "compare_warmstart" if meta.get("architecture") == "minilm-warmstart" else "compare_scratch"
         figures = model_figures(settings, folder, items, limit, heldout)
         say(f"{folder} ({prefix}): {json.dumps(figures)}")
         out.update({f"{prefix}_{k}": v for k, v in figures.items()})

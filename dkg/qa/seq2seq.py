@@ -71,6 +71,11 @@ def query_pieces() -> list[str]:
     return pieces
 
 
+# Loaders of the other architectures' saved folders, by meta.json "architecture"; each module registers its own
+# (dkg.qa.warmstart on import; dkg.qa.training imports it), so this module imports none of them.
+LOADERS: dict[str, Callable[[Path, dict[str, Any]], Seq2Seq]] = {}
+
+
 @dataclass(frozen=True)
 class ModelSize:
     d_model: int = 256
@@ -304,9 +309,12 @@ class Seq2Seq:
         if not (folder / "model.pt").is_file():
             raise QAError(f"no trained model in {folder}; run `dkg train cypher` first")
         meta = json.loads((folder / "meta.json").read_text())
-        if meta.get("architecture") == WARMSTART:
-            from dkg.qa.warmstart import WarmStartSeq2Seq
-            return WarmStartSeq2Seq.load_folder(folder, meta)
+        architecture = meta.get("architecture", SCRATCH)
+        if architecture != SCRATCH:
+            if architecture not in LOADERS:
+                raise QAError(f"the model in {folder} has architecture {architecture!r}, which this install does "
+                              f"not know (known: {', '.join([SCRATCH, *LOADERS])}); retrain it with `dkg train cypher`")
+            return LOADERS[architecture](folder, meta)
         size = ModelSize(**meta["size"])
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         model = build_model(size, tokenizer.get_vocab_size())

@@ -27,6 +27,7 @@ from dkg.qa.dataset import (
     save_dataset,
 )
 from dkg.qa.seq2seq import SCRATCH, WARMSTART, ModelSize, Seq2Seq, record_int8_agreement, train
+from dkg.qa.warmstart import WarmStartSettings, train_warmstart  # also registers the warm-start loader
 
 TRAINER_VERSION = "1"
 MODELS_DIR = PROJECT_ROOT / "models"
@@ -149,7 +150,6 @@ def ensure_model(settings: Settings, *, quick: bool = False, on_progress: Progre
     config = GenConfig().quick() if quick else GenConfig()
     meta = {"data_hash": data_hash, "kind": "text2cypher", "trainer": TRAINER_VERSION}
     if architecture == WARMSTART:
-        from dkg.qa.warmstart import WarmStartSettings, train_warmstart
         train_warmstart(pairs(items, "train"), pairs(items, "dev")[: 60 if quick else 300],
                         guideline_corpus(config.versions), folder,
                         WarmStartSettings(decoder_layers=1, target_vocab=800) if quick else WarmStartSettings(),

@@ -25,6 +25,7 @@ from dkg.errors import QAError
 from dkg.qa.seq2seq import (
     BOS,
     EOS,
+    LOADERS,
     PAD,
     WARMSTART,
     ModelSize,
@@ -155,6 +156,9 @@ class WarmStartSeq2Seq(Seq2Seq):
         model.eval()
         return cls(Tokenizer.from_file(str(folder / SOURCE_TOKENIZER)),
                    Tokenizer.from_file(str(folder / TARGET_TOKENIZER)), model, ModelSize(**meta["size"]), meta)
+
+
+LOADERS[WARMSTART] = WarmStartSeq2Seq.load_folder
 
 
 def build_warmstart(targets: Sequence[str], corpus: Sequence[str], folder: Path,
