@@ -102,6 +102,9 @@ class OutOfScope(BaseModel):
 
     diseases: list[str] = Field(default_factory=list)
     requests: list[OutOfScopeRequest] = Field(default_factory=list)
+    # first words of a sentence that asks something (with or without "?"); a request is out of scope only
+    # where it is asked, so "Vaccinations are up to date." in a case summary does not make it a vaccine question
+    ask_starts: list[str] = Field(default_factory=list)
 
 
 _COMPARISON = re.compile(r"^(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?)$")
@@ -568,13 +571,28 @@ def out_of_scope(question: str) -> str | None:
     vaccination request ...), or None."""
     scope = clinical_lexicon().data.out_of_scope
     lowered = question.lower()
+    asked = " ".join(_asking_sentences(lowered, scope.ask_starts))
     for request in scope.requests:
-        if re.search(request.pattern, lowered):
+        if re.search(request.pattern, asked):
             return f"{request.reason} is outside the guideline pathways, which recommend steps, not this"
     for disease in scope.diseases:
         if re.search(rf"(?<![a-z0-9]){re.escape(disease.lower())}(?![a-z0-9])", lowered):
             return f"the question is about {disease!r}, which no loaded guideline covers"
     return None
+
+
+def _asking_sentences(text: str, ask_starts: list[str]) -> list[str]:
+    """The sentences of ``text`` that ask (end in "?" or open with an asking word); all of them if none does.
+
+    >>> _asking_sentences("vaccinations are up to date. next step?", ["what"])
+    ['next step?']
+    >>> _asking_sentences("dasatinib starting dose in mg", ["what"])
+    ['dasatinib starting dose in mg']
+    """
+    sentences = [s.strip() for s in re.split(r"(?<=[.?!;])\s+", text) if s.strip()]
+    starts = tuple(w.lower() for w in ask_starts)
+    asking = [s for s in sentences if s.endswith("?") or re.match(r"[a-z']+", s) and s.split()[0] in starts]
+    return asking or sentences
 
 
 def clinical_facts(question: str) -> ClinicalReading:

@@ -99,12 +99,6 @@ def position_weights() -> dict[str, int]:
 # paths testing more position facts first; each pattern must occur exactly once
 _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
     (_ROOT_CLAUSE, _FROM_STARTS),
-    # a question box's own condition on a stated key counts unless its arrows branch on that key: "History of
-    # osteosarcoma: recurrence confirmed?" is entered only for osteosarcoma, "Papillary histology?" by anyone
-    ("  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE",
-     "  WHERE (NOT b.content ENDS WITH '?' OR all(k IN keys(facts) WHERE b[k] IS NULL OR facts[k] IN b[k]\n"
-     "    OR EXISTS { (b)-[o:NEXT_STEP]->() WHERE o[k] IS NOT NULL OR o[k + '_not'] IS NOT NULL }))\n"
-     "  AND all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE"),
     ("reduce(acc = [], x IN [n IN ns WHERE", "ns, reduce(acc = [], x IN [n IN ns WHERE"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
      "size([k IN keys(facts) WHERE k IN ks]) AS known, size([n IN ns[1..-1] WHERE n:Action]) AS passed, "

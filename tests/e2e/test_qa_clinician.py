@@ -11,7 +11,7 @@ import pytest
 from dkg.config import Settings
 from dkg.graph.db import Graph
 from dkg.qa import clinician
-from dkg.qa.dataset import GenConfig
+from dkg.qa.dataset import DATASET_PATH, GenConfig, QAItem, load_dataset
 from dkg.qa.service import TextToCypherService
 from dkg.qa.training import ensure_graph
 
@@ -145,3 +145,24 @@ def test_own_wordings_are_answered_from_the_right_box(service: TextToCypherServi
     else:
         assert answer.matched_nodes and all(set(uid_boxes.get(u, [])) & set(expected) for u in answer.matched_nodes), \
             [uid_boxes.get(u, u) for u in answer.matched_nodes]
+
+
+# CPG-QA test items (generated questions) the rule layer once got wrong: a context sentence about vaccination
+# was read as a vaccination request, and plain patient questions (no fact about the course so far) were
+# re-ranked by the position walk (UPS of bone: the osteosarcoma start instead of its own branch; cardiac
+# comorbidity: full MAP instead of omitting doxorubicin)
+GENERATED_REGRESSIONS = ["1201", "1860", "4744", "6916", "8489", "8498", "8617", "8704", "8896", "8915"]
+
+
+@pytest.fixture(scope="module")
+def generated_items() -> dict[str, QAItem]:
+    return {str(i.id): i for i in load_dataset(DATASET_PATH) if str(i.id) in GENERATED_REGRESSIONS}
+
+
+@pytest.mark.parametrize("item_id", GENERATED_REGRESSIONS)
+def test_generated_question_keeps_the_guidelines_own_answer(service: TextToCypherService,
+                                                            generated_items: dict[str, QAItem],
+                                                            item_id: str) -> None:
+    item = generated_items[item_id]
+    answer = service.answer(item.question)
+    assert answer.matched_nodes == [item.expected_node], (item.question, answer.answer, answer.no_answer_reason)

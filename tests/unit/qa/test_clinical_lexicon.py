@@ -136,3 +136,15 @@ def test_bad_lexicon_entry_names_the_problem(tmp_path: Path) -> None:
                    "unknown_cues: []\nnegation_cues: []\n")
     with pytest.raises(LexiconError, match="'VI' is not a value of 'stage'"):
         load_clinical_lexicon(bad)
+
+
+@pytest.mark.parametrize(("question", "refused"), [
+    ("Patient: 90 y/o gentleman. Diagnosis: ALL. Vaccinations are up to date. What is the next recommended step?",
+     False),
+    ("Had her flu vaccine last week. Ph+ ALL, 40F. Next step?", False),
+    ("Should a 22F with Ph+ ALL in CR1 get the flu vaccine?", True),
+    ("Ph+ ALL 45M after HSCT: when to vaccinate", True),
+    ("22F Ph+ ALL on dasatinib. Starting dose in mg?", True),
+])
+def test_a_request_is_out_of_scope_only_where_it_is_asked(question: str, refused: bool) -> None:
+    assert (out_of_scope(question) is not None) is refused
