@@ -27,6 +27,7 @@ from dkg.parsing.models import (
     UnreadablePDFError,
 )
 from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
+from dkg.parsing.settings import DEFAULT_SETTINGS, SCANNED_SETTINGS
 from dkg.parsing.textlayout import Line, TextBlock, collapse, group_blocks, render, words_of
 from dkg.services.tesseract import TesseractNotFoundError
 from dkg.types import HeadTailEdge
@@ -156,7 +157,7 @@ class DocumentParser:
                 source = "digital"
                 if not has_text:
                     issues.append("page has no text layer; use --ocr auto or --ocr always to read it")
-            layout = assemble(prims)
+            layout = assemble(prims, SCANNED_SETTINGS if source == "ocr" else DEFAULT_SETTINGS)
             links = list(prims.links)
         except ParseError:
             raise

@@ -94,3 +94,6 @@ class AssemblySettings:
 
 
 DEFAULT_SETTINGS = AssemblySettings()
+# A scanned page's shapes are traced outlines that include their border strokes, so a title band and the box
+# under it share a border line and overlap by about a stroke width (2.6 pt on the banded fixture at 200 dpi).
+SCANNED_SETTINGS = AssemblySettings(piece_gap=3.0)
