@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dkg.errors import ParseError
 from dkg.parsing.assemble import PAGE_CODE, PageLayout, assemble
@@ -27,10 +27,13 @@ from dkg.parsing.models import (
     UnreadablePDFError,
 )
 from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
-from dkg.parsing.settings import DEFAULT_SETTINGS, SCANNED_SETTINGS
+from dkg.parsing.settings import DEFAULT_SETTINGS
 from dkg.parsing.textlayout import Line, TextBlock, collapse, group_blocks, render, words_of
 from dkg.services.tesseract import TesseractNotFoundError
 from dkg.types import HeadTailEdge
+
+if TYPE_CHECKING:
+    from dkg.parsing.scan.route import ScanRead
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +150,7 @@ class DocumentParser:
                 if not has_text and self._is_blank(index):
                     return _PageState(index, PageLayout([], [], [], [], [], None, []), "blank",
                                       time.perf_counter() - start, [BLANK_PAGE], [])
-                prims, scan_issues = self._ocr_primitives(index, float(page.width), float(page.height))
+                prims, scan_issues, assembly = self._ocr_primitives(index, float(page.width), float(page.height))
                 issues.extend(scan_issues)
                 for link in extract_primitives(page, self.index_by_objid).links:
                     prims.links.append(link)
@@ -155,9 +158,10 @@ class DocumentParser:
             else:
                 prims = extract_primitives(page, self.index_by_objid)
                 source = "digital"
+                assembly = DEFAULT_SETTINGS
                 if not has_text:
                     issues.append("page has no text layer; use --ocr auto or --ocr always to read it")
-            layout = assemble(prims, SCANNED_SETTINGS if source == "ocr" else DEFAULT_SETTINGS)
+            layout = assemble(prims, assembly)
             links = list(prims.links)
         except ParseError:
             raise
@@ -173,10 +177,11 @@ class DocumentParser:
         issues.extend(layout.warnings)
         return _PageState(index, layout, source, time.perf_counter() - start, issues, links)
 
-    def _ocr_primitives(self, index: int, width: float, height: float) -> tuple[Any, list[str]]:
-        from dkg.parsing.scan import scanned_primitives
+    def _ocr_primitives(self, index: int, width: float, height: float) -> ScanRead:
+        """The page read by the scan route: primitives, issues and the assembly settings of the reader used."""
+        from dkg.parsing.scan.route import read_scanned_page
 
-        return scanned_primitives(self._render(index), index + 1, width, height)
+        return read_scanned_page(self._render(index), index + 1, width, height)
 
     def _is_blank(self, index: int) -> bool:
         """Whether page ``index`` has no ink at all (a coarse render, so a blank scan costs no OCR)."""

@@ -162,3 +162,48 @@ def test_border_remnants_at_word_ends_are_dropped_but_dashes_of_words_kept() -> 
                          ("x", 90.0, 40, 60, 10, 20, 3)])
     texts = [t.text for t in words_to_tokens(table, (0, 0), 1.0, min_conf=10.0) if t.text.strip()]
     assert texts == ["Signs", "of", "(Consider", "-or-", "x"]
+
+
+def _stacked_pipeline_page() -> PagePrimitives:
+    """What the pipeline reads from a real scan of two boxes stacked edge to edge, each with its own outline
+    and one line of text ("CPR 2 min" on "IV access"), with an arrow from a box above into the upper one: box
+    insides grown by a border each, so the two shapes overlap by two borders (2 pt)."""
+    from dkg.parsing.geometry import BBox
+    from dkg.parsing.models import Segment, Shape, Token
+
+    prims = PagePrimitives(1, WIDTH_PT, HEIGHT_PT, "ocr")
+
+    def box(x0: float, y0: float, x1: float, y1: float, words: list[str]) -> None:
+        prims.shapes.append(Shape(((x0, y0), (x1, y0), (x1, y1), (x0, y1)), BBox(x0, y0, x1, y1), False, True,
+                                  "rect"))
+        x = x0 + 6
+        for i, word in enumerate(words):
+            if i:
+                prims.tokens.append(Token(" ", BBox(x, y0 + 6, x + 4, y0 + 16), 10.0))
+                x += 4
+            prims.tokens.append(Token(word, BBox(x, y0 + 6, x + 8 * len(word), y0 + 16), 10.0))
+            x += 8 * len(word)
+
+    box(80, 30, 200, 60, ["Start", "CPR"])
+    box(80, 100, 200, 124, ["CPR", "2", "min"])
+    box(80, 122, 200, 142, ["IV", "access"])
+    prims.segments.append(Segment((140, 60), (140, 99)))
+    prims.arrowheads.append(Shape(((136, 94), (144, 94), (140, 100)), BBox(136, 94, 144, 100), True, False))
+    return prims
+
+
+def test_boxes_stacked_edge_to_edge_on_a_pipeline_page_stay_two_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real scans (smog-48: "CPR 2 min" on "IV / IO access") stack boxes that touch; the pipeline's shapes
+    overlap by two borders there, so assembling them with the rule-based reader's ``piece_gap`` merged them
+    into one box and lost the edge between them."""
+    from pathlib import Path
+
+    from dkg.parsing import parse_pdf
+
+    monkeypatch.setenv(scan_route.ROUTE_ENV, "pipeline")
+    monkeypatch.setattr(scan_route, "pipeline_primitives", lambda *a, **k: _stacked_pipeline_page())
+    pdf = Path(__file__).resolve().parent.parent / "fixtures" / "pdfs" / "basic_rect_arrows-scanned.pdf"
+    page = parse_pdf(pdf, pages="1").pages[0]
+    assert page.source == "ocr"
+    pairs = {(e.head, e.tail) for e in page.edges}
+    assert pairs == {("Start CPR", "CPR 2 min"), ("CPR 2 min", "IV access")}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -12,6 +13,8 @@ from dkg.parsing.assemble import assemble
 from dkg.parsing.models import PagePrimitives
 from dkg.parsing.scan.pipeline import pipeline_primitives
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanRoute, ScanSettings
+from dkg.parsing.settings import DEFAULT_SETTINGS as ASSEMBLY_DEFAULTS
+from dkg.parsing.settings import SCANNED_SETTINGS, AssemblySettings
 
 log = logging.getLogger(__name__)
 
@@ -31,21 +34,42 @@ def settings_from_env() -> ScanSettings:
         raise ValueError(f"{ROUTE_ENV}={name!r} is not a scan route; use one of {allowed}") from None
 
 
-def _connected(prims: PagePrimitives) -> bool:
+def _connected(prims: PagePrimitives, assembly: AssemblySettings = ASSEMBLY_DEFAULTS) -> bool:
     """Whether assembly finds at least one connector with a source and a target box."""
-    return any(c.sources and c.targets for c in assemble(prims).connectors)
+    return any(c.sources and c.targets for c in assemble(prims, assembly).connectors)
+
+
+class ScanRead(NamedTuple):
+    """A scanned page as read: its primitives, its issues (a reader that failed, and why) and the assembly
+    settings that fit the reader that produced the primitives."""
+
+    prims: PagePrimitives
+    issues: list[str]
+    assembly: AssemblySettings
 
 
 def scanned_primitives(gray: np.ndarray, page_number: int, width_pt: float, height_pt: float,
                        settings: ScanSettings | None = None) -> tuple[PagePrimitives, list[str]]:
-    """Primitives of a page image by ``settings.route``, and the page's issues (a reader that failed, and why).
+    """Primitives of a page image by ``settings.route``, and the page's issues (see :func:`read_scanned_page`)."""
+    read = read_scanned_page(gray, page_number, width_pt, height_pt, settings)
+    return read.prims, read.issues
+
+
+def read_scanned_page(gray: np.ndarray, page_number: int, width_pt: float, height_pt: float,
+                      settings: ScanSettings | None = None) -> ScanRead:
+    """A page image read by ``settings.route``: primitives, issues and the assembly settings of the reader used.
 
     Raises :class:`ServiceError` (tesseract missing or failing) and ``ValueError`` only when no reader could
     read the page."""
     settings = settings or settings_from_env()
     issues: list[str] = []
+
+    def by_pipeline() -> ScanRead:
+        return ScanRead(pipeline_primitives(gray, page_number, width_pt, height_pt, settings), issues,
+                        settings.pipeline_assembly)
+
     if settings.route is ScanRoute.PIPELINE:
-        return pipeline_primitives(gray, page_number, width_pt, height_pt, settings), issues
+        return by_pipeline()
     from dkg.parsing.raster import raster_primitives
 
     try:
@@ -58,8 +82,8 @@ def scanned_primitives(gray: np.ndarray, page_number: int, width_pt: float, heig
         log.debug("legacy scan reader failed on page %s", page_number, exc_info=True)
         issues.append(f"the rule-based scan reader failed ({type(exc).__name__}: {exc}); read by the scan "
                       "pipeline instead")
-        return pipeline_primitives(gray, page_number, width_pt, height_pt, settings), issues
+        return by_pipeline()
     if settings.route is ScanRoute.LEGACY or _connected(legacy):
-        return legacy, issues
-    piped = pipeline_primitives(gray, page_number, width_pt, height_pt, settings)
-    return (piped if _connected(piped) else legacy), issues
+        return ScanRead(legacy, issues, SCANNED_SETTINGS)
+    piped = by_pipeline()
+    return piped if _connected(piped.prims, piped.assembly) else ScanRead(legacy, issues, SCANNED_SETTINGS)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from dkg.parsing.settings import AssemblySettings
+
 
 class ScanRoute(StrEnum):
     """Which reader turns a page image into primitives.
@@ -70,6 +72,10 @@ class ScanSettings:
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     ocr_timeout_s: float = 60.0
     route: ScanRoute = ScanRoute.HYBRID
+    # assembly of the pipeline's pages: its shapes are box insides grown by ``border_pt``, so boxes stacked
+    # edge to edge (each with its own outline) overlap by two borders; unlike the rule-based reader's traced
+    # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box
+    pipeline_assembly: AssemblySettings = AssemblySettings()
 
 
 DEFAULT_SETTINGS = ScanSettings()
