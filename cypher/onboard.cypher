@@ -47,6 +47,18 @@ CREATE (a:ReviewAction {id: $action.id, version_uid: $uid, at: datetime($action.
                         before: $action.before, after: $action.after})
 RETURN i.rev AS rev;
 
+// name: add_item
+// A reviewer's new item (an arrow the parser missed, a key the extractor did not propose), with its audit record;
+// refused (no row) when the id is taken.
+MATCH (d:DraftVersion {draft_uid: $uid})
+WHERE NOT EXISTS { (d)-[:HAS_ITEM]->(:DraftItem {item: $row.item}) }
+CREATE (d)-[:HAS_ITEM]->(i:DraftItem)
+SET i = $row, i.draft_uid = d.draft_uid + '#' + $row.item, i.rev = 1
+CREATE (a:ReviewAction {id: $action.id, version_uid: $uid, at: datetime($action.at), who: $action.who,
+                        action: $action.action, item: i.item, kind: i.kind, reason: $action.reason,
+                        before: '', after: $action.after})
+RETURN i.rev AS rev;
+
 // name: record_action
 CREATE (a:ReviewAction {id: $action.id, version_uid: $uid, at: datetime($action.at), who: $action.who,
                         action: $action.action, item: '', kind: 'version', reason: $action.reason,
@@ -77,6 +89,11 @@ ORDER BY n.key;
 MATCH (:GuidelineVersion {uid: $uid})-[:CONTAINS]->(a:Node)-[r:NEXT_STEP]->(b:Node)
 RETURN a.key AS head, b.key AS tail, r.label AS label, r.constraints AS constraints
 ORDER BY a.key, b.key, r.key;
+
+// name: published_node_pages
+// Each published node with its pages (scoring hand-written questions against the page gold).
+MATCH (:GuidelineVersion {uid: $uid})-[:CONTAINS]->(n:Node)
+RETURN n.uid AS uid, n.content AS content, n.pages AS pages;
 
 // name: published_info
 MATCH (g:GuidelineVersion {uid: $uid})

@@ -247,6 +247,49 @@ def review(graph: Graph, guideline: str, version: str, item: str, action: Action
                         "constraints": new_constraints, "entry": new_entry, "rev": int(rows[0]["rev"])})
 
 
+def add_item(graph: Graph, guideline: str, version: str, kind: Literal["edge", "key"], *, head: str = "",
+             tail: str = "", label: str = "", constraints: Sequence[str] = (), name: str = "",
+             entry: dict[str, Any] | None = None, who: str | None = None, reason: str = "") -> DraftItem:
+    """Add what the parser or the proposer missed: an arrow between two boxes of the draft (``head``/``tail``
+    item ids, a label, constraints) or a vocabulary key (``name`` and its entry). Audited as ``add``; the item is
+    reviewed (status ``edited``) as it is added. A reason is required."""
+    if not reason.strip():
+        raise OnboardingError("say why the item is added (--reason): it is kept in the audit trail")
+    items = draft_items(graph, guideline, version)
+    by_id = {it.item: it for it in items}
+    proposed = [it.content for it in items if it.kind == "key" and it.status != REJECTED]
+    if kind == "edge":
+        for end in (head, tail):
+            if by_id.get(end) is None or by_id[end].kind != "node":
+                raise UnknownDraftError(f"{guideline} {version} has no box {end!r}; an arrow joins two boxes (n…)")
+        if head == tail:
+            raise OnboardingError(f"an arrow joins two different boxes, not {head} to itself")
+        number = 1 + max((int(it.item[1:]) for it in items if it.kind == "edge" and it.item[1:].isdigit()),
+                         default=0)
+        new = DraftItem(f"e{number}", "edge", " ".join(label.split()),
+                        [check_constraint(c, proposed) for c in constraints if c.strip()], head=head, tail=tail,
+                        status=EDITED)
+    elif kind == "key":
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise OnboardingError(f"key name {name!r}: write lower_case letters, digits and _ (e.g. heart_rate)")
+        if f"k:{name}" in by_id or name in VOCABULARY and VOCABULARY[name].source != guideline:
+            raise OnboardingError(f"key {name!r} exists already (in this draft or a vocabulary); use it")
+        new = DraftItem(f"k:{name}", "key", name, entry=_check_entry(name, dict(entry or {}), guideline),
+                        status=EDITED)
+    else:
+        raise OnboardingError(f"can add an arrow (edge) or a key, not {kind!r}")
+    new.order = 1 + max((it.order for it in items), default=0)
+    record = _action("add", who, reason, after={"item": new.item, "content": new.content, "head": new.head,
+                                                "tail": new.tail, "constraints": new.constraints,
+                                                "entry": new.entry})
+    rows = graph.write(named_queries("onboard")["add_item"], {"uid": _uid(guideline, version), "row": new.row(),
+                                                              "action": record})
+    if not rows:
+        raise StaleReviewError(f"{new.item} was added by someone else meanwhile; list the items again and retry")
+    new.rev = int(rows[0]["rev"])
+    return new
+
+
 def pending(items: Iterable[DraftItem]) -> list[DraftItem]:
     return [it for it in items if it.status == PENDING]
 

@@ -48,22 +48,25 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     """
     nodes: dict[str, DraftItem] = {}
     proposals: dict[str, ProposedKey] = {}
+    key_of: dict[str, str] = {}
 
-    def node(text: str, constraints: Sequence[object], page: str) -> DraftItem:
+    def node(text: str, constraints: Sequence[object], page: str, box_id: str) -> DraftItem:
         content = normalise_content(text)
-        key = node_key(content)
+        # two boxes of the same text on a page ("CPR 2 min") are different steps: a box is known by its id
+        key = f"{page}|{box_id}" if box_id else node_key(content)
         if key not in nodes:
             nodes[key] = DraftItem(f"n{len(nodes) + 1}", "node", content, [str(c) for c in constraints], page=page)
+            key_of[nodes[key].item] = key
         return nodes[key]
 
     edges: list[tuple[str, str, str, list[str]]] = []
     for row in rows:
-        head = node(row.edge.head, row.head_constraints, row.edge.page)
-        tail = node(row.edge.tail, row.tail_constraints, row.edge.page)
+        head = node(row.edge.head, row.head_constraints, row.edge.page, row.edge.head_box_id)
+        tail = node(row.edge.tail, row.tail_constraints, row.edge.page, row.edge.tail_box_id)
         if head.item == tail.item:
             continue
         label = normalise_content(row.edge.label)
-        edges.append((node_key(head.content), node_key(tail.content), label,
+        edges.append((key_of[head.item], key_of[tail.item], label,
                       [str(c) for c in row.label_constraints or []]))
     branched = {h for h, _, label, _ in edges if branch(label) is not None}
     questions: dict[str, Condition] = {}

@@ -105,9 +105,31 @@ def source_names(title: str, diseases: list[str]) -> list[str]:
     return list(dict.fromkeys(n for n in [head, *diseases] if len(n) >= 3))
 
 
+ONBOARDED_TOPIC_FILE = "topic.yaml"
+
+
+class OnboardedTopic(TopicEntry):
+    """``datasets/guidelines/<name>/topic.yaml`` of an onboarded guideline (no YAML sources): its title (a name,
+    as a source's title is) and curated names and hints. ``dkg publish`` writes one from the draft's title."""
+
+    title: str = Field(min_length=2, max_length=200)
+
+
+def load_onboarded_topic(path: Path) -> OnboardedTopic:
+    """An onboarded guideline's topic file, validated; :class:`LexiconError` names the file and the problem."""
+    try:
+        return OnboardedTopic.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise LexiconError(f"{path} is not valid YAML: {exc}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise LexiconError(f"{path}: {problems}") from exc
+
+
 def build_topics(data: TopicsData, root: Path | None = None) -> tuple[GuidelineTopic, ...]:
-    """One topic per guideline found in the sources under ``root`` (default: the shipped corpus)."""
-    from dkg.corpus.model import discover, load_guideline
+    """One topic per guideline found in the sources under ``root`` (default: the shipped corpus), then one per
+    onboarded guideline folder with a ``topic.yaml`` and no sources."""
+    from dkg.corpus.model import GUIDELINES_DIR, discover, load_guideline
 
     newest: dict[str, Path] = {}
     for code, _version, path in discover(root):
@@ -118,6 +140,14 @@ def build_topics(data: TopicsData, root: Path | None = None) -> tuple[GuidelineT
         entry = data.topics.get(code, TopicEntry())
         names = [TopicName(alias=n) for n in source_names(source.title, source.diseases)] + list(entry.names)
         topics.append(GuidelineTopic(code, tuple(dict.fromkeys(names)), tuple(h.lower() for h in entry.hints)))
+    base = root if root is not None else GUIDELINES_DIR
+    for path in sorted(base.glob(f"*/{ONBOARDED_TOPIC_FILE}")) if base.is_dir() else []:
+        if path.parent.name in newest:
+            continue
+        onboarded = load_onboarded_topic(path)
+        names = [TopicName(alias=n) for n in source_names(onboarded.title, [])] + list(onboarded.names)
+        topics.append(GuidelineTopic(path.parent.name, tuple(dict.fromkeys(names)),
+                                     tuple(h.lower() for h in onboarded.hints)))
     return tuple(topics)
 
 

@@ -24,11 +24,12 @@ from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
-from dkg.qa.pathway import cypher_from_starts, missing_facts, position_weights, start_nodes
+from dkg.qa.pathway import missing_facts, walk_query
 from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.training import MODEL_DIR, ensure_model
+from dkg.qa.vocabulary_facts import vocabulary_facts
 
 MAX_CHARS = 600
 MAX_WORDS = 120
@@ -159,6 +160,8 @@ class TextToCypherService:
         # CPU time of the decoding (all threads of this process): wall time on a shared machine includes waiting
         timings["generate_cpu"] = (time.process_time() - cpu) * 1000
         facts = implied_facts(extract_facts(question))
+        # an onboarded guideline's keys are read from its vocabulary file (no lexicon wordings exist for them)
+        facts = {**vocabulary_facts(question, detect_guidelines(question)), **facts}
         # treatments written short ('nivo/ipi') are matched by their full names, appended to the question
         question_text = with_treatment_names(question)
         problems: list[str] = []
@@ -218,10 +221,7 @@ class TextToCypherService:
         let the walk start inside the pathway as well as at its roots (:mod:`dkg.qa.pathway`)."""
         cypher = sketch.cypher()
         if sketch.qtype is not QuestionType.CONDITIONS:
-            stated = {k: v for k, v in params.items() if k in sketch.keys}
-            starts = start_nodes(self.graph, sketch.guideline, str(params["version"]), stated)
-            cypher = cypher_from_starts(sketch)
-            params = {**params, "starts": starts, "position_weights": position_weights()}
+            cypher, params = walk_query(self.graph, sketch, params)
         rows = self.executor.run(cypher, params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)

@@ -1,0 +1,148 @@
+"""Patient facts for the keys of onboarded guidelines, read from their vocabulary entries.
+
+The rule layer's own wordings (:mod:`dkg.qa.facts`, the clinical lexicon) cover the shipped guidelines' keys. A
+guideline onboarded from a PDF brings keys no module knows (``heart_rate``, ``stable``); their vocabulary file
+(``datasets/guidelines/<name>/vocabulary.yaml``, written on publish) lists how they are written, and that is
+what this module reads: a boolean key's ``yes`` / ``no`` wordings (a negated ``yes`` wording reads ``no``), a
+categorical key's value wordings, and a numeric key's synonyms followed by a number and an optional unit
+(converted to the key's unit with pint: ``QRS 120 ms`` → 0.12 second), or a number followed by the key's unit
+(``40/min``, ``40 bpm``). Only keys of guidelines without YAML sources are read, so the shipped guidelines'
+answers do not change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from dkg.lexicon.clinical import negation
+from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec
+
+if TYPE_CHECKING:
+    import pint
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+# how a number's unit may be written after it; converted with pint when it is not the key's own unit
+_UNIT_WORDS = {"bpm": "1/min", "/min": "1/min", "per min": "1/min", "per minute": "1/min", "ms": "millisecond",
+               "msec": "millisecond", "s": "second", "sec": "second", "seconds": "second", "mmhg": "mmHg",
+               "mg/dl": "mg/dL", "%": "percent"}
+_UNIT = r"(bpm|/min|per minute|per min|msec|ms|seconds|sec|s|mmhg|mg/dl|%)?"
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    pattern: re.Pattern[str]
+    key: str
+    value: str
+    negatable: bool
+
+
+def _pattern(phrase: str) -> re.Pattern[str]:
+    body = re.escape(phrase.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+
+
+def onboarded_sources() -> frozenset[str]:
+    """Guidelines whose keys this module reads: those with a vocabulary but no YAML sources."""
+    from dkg.corpus.model import discover
+
+    shipped = {code for code, _, _ in discover()}
+    return frozenset(s.source for s in VOCABULARY.values() if s.source != "base" and s.source not in shipped)
+
+
+def _keys(guidelines: Iterable[str]) -> list[KeySpec]:
+    wanted = set(guidelines) & onboarded_sources()
+    return [spec for spec in VOCABULARY.values() if spec.source in wanted]
+
+
+@lru_cache(maxsize=32)
+def _phrases(keys: tuple[str, ...]) -> tuple[_Phrase, ...]:
+    out: list[_Phrase] = []
+    for name in keys:
+        spec = VOCABULARY[name]
+        if spec.kind is not KeyKind.CATEGORICAL:
+            continue
+        for value, words in spec.values.items():
+            for word in {*words, *([] if spec.boolean else [value.replace("_", " ")])}:
+                out.append(_Phrase(_pattern(word), name, value, spec.boolean and value == "yes"))
+        if spec.boolean:
+            for word in spec.synonyms:
+                out.append(_Phrase(_pattern(word), name, "yes", True))
+    # longest wording first: 'no signs of hemodynamic compromise' before 'hemodynamic compromise'
+    return tuple(sorted(out, key=lambda p: -len(p.pattern.pattern)))
+
+
+def _convert(value: float, unit_text: str | None, spec: KeySpec) -> float | None:
+    if not unit_text or spec.unit is None:
+        return value
+    unit = _UNIT_WORDS.get(unit_text.lower())
+    if unit is None or unit == spec.unit:
+        return value
+    import pint
+
+    registry = _registry()
+    try:
+        return float(registry.Quantity(value, unit).to(spec.unit).magnitude)
+    except (pint.errors.DimensionalityError, pint.errors.UndefinedUnitError):
+        return None
+
+
+@lru_cache(maxsize=1)
+def _registry() -> pint.UnitRegistry:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
+    """``{key: value}`` for the onboarded ``guidelines``' keys stated in ``question`` (first mention wins).
+
+    Numbers out of a key's range are left out (``QRS 120`` without a unit is no 120-second QRS)."""
+    specs = _keys(guidelines)
+    if not specs:
+        return {}
+    text = question.lower()
+    negated = negation(question)
+    # one wording may state facts of several keys ('hypotensive': compromise and instability), but within a key
+    # the longest wording wins ('no signs of hemodynamic compromise' over 'hemodynamic compromise')
+    taken: dict[str, list[bool]] = {}
+    found: list[tuple[int, str, float | str]] = []
+
+    def claim(key: str, start: int, end: int) -> bool:
+        spans = taken.setdefault(key, [False] * (len(text) + 1))
+        if any(spans[start:end]):
+            return False
+        spans[start:end] = [True] * (end - start)
+        return True
+
+    for phrase in _phrases(tuple(sorted(s.name for s in specs))):
+        for m in phrase.pattern.finditer(text):
+            if claim(phrase.key, m.start(), m.end()):
+                value: float | str = "no" if phrase.negatable and negated.negates(m.start()) else phrase.value
+                found.append((m.start(), phrase.key, value))
+    for spec in specs:
+        if spec.kind is not KeyKind.NUMERIC:
+            continue
+        patterns = [re.compile(rf"{_pattern(s).pattern}\s*(?:of|at|is|was|=|:|~|around|about)?\s*{_NUMBER}\s*"
+                               rf"{_UNIT}(?![a-z0-9])") for s in spec.synonyms]
+        own_units = [w for w, unit in _UNIT_WORDS.items() if unit == spec.unit]
+        if own_units:
+            words = "|".join(re.escape(w) for w in sorted(own_units, key=len, reverse=True))
+            patterns.append(re.compile(rf"(?<![a-z0-9.]){_NUMBER}\s*({words})(?![a-z0-9])"))
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                number = _convert(float(m.group(1)), m.group(2), spec)
+                if number is None or (spec.minimum is not None and number < spec.minimum) or (
+                        spec.maximum is not None and number > spec.maximum):
+                    continue
+                found.append((m.start(), spec.name, number))
+    facts: dict[str, float | str] = {}
+    for _, key, value in sorted(found, key=lambda f: f[0]):
+        facts.setdefault(key, value)
+    return facts
+
+
+__all__ = ["onboarded_sources", "vocabulary_facts"]
