@@ -207,3 +207,17 @@ def test_boxes_stacked_edge_to_edge_on_a_pipeline_page_stay_two_boxes(monkeypatc
     assert page.source == "ocr"
     pairs = {(e.head, e.tail) for e in page.edges}
     assert pairs == {("Start CPR", "CPR 2 min"), ("CPR 2 min", "IV access")}
+
+
+def test_a_word_tesseract_boxes_too_wide_is_still_followed_by_a_space() -> None:
+    """On blurred scans tesseract boxes some words out to the end of their line (cbrn-12: "disinfection"
+    boxed over "or decontamination"), so the next word starts inside the box before it; without a space
+    token there the box read "disinfectionor decontamination"."""
+    from dkg.parsing.textlayout import build_lines
+
+    table = _word_table([
+        ("need", 96.0, 0, 0, 40, 20, 1), ("disinfection", 96.0, 50, 2, 400, 16, 1), ("or", 96.0, 170, 0, 20, 20, 1),
+        ("decontamination", 96.0, 200, 2, 250, 16, 1),
+    ])
+    lines = build_lines(words_to_tokens(table, (0, 0), 4.0, min_conf=10.0))
+    assert [line.plain for line in lines] == ["need disinfection or decontamination"]

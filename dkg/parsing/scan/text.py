@@ -21,6 +21,7 @@ KEPT_SIGNS = frozenset("()+-/<>=%&:;,.?\u2022")
 EDGE_NOISE = "_|~"  # box borders and shadows read at a word's ends
 # what tesseract reads for a bullet that opens a line of text
 BULLET_READS = frozenset({"e", "©", "@", "¢", "«", "*", "°", "o", "\u2022"})
+SPACE_EPSILON_PT = 0.01
 
 
 def _image_to_data(image: np.ndarray, psm: int, timeout_s: float) -> dict[str, list[Any]]:
@@ -67,8 +68,12 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
         for word, left, top, width, height in words:
             bbox = BBox((ox + left) / scale, (oy + top) / scale, (ox + left + width) / scale,
                         (oy + top + height) / scale)
-            if previous is not None and bbox.x0 > previous.x1:
-                tokens.append(Token(" ", BBox(previous.x1, previous.top, bbox.x0, previous.bottom), size))
+            if previous is not None:
+                # tesseract's words are words: a space between each two, even where it boxed the first too
+                # wide (over the words after it), as it does on blurred scans; the space sorts just before
+                # the word it precedes
+                start = max(previous.x0, min(previous.x1, bbox.x0 - SPACE_EPSILON_PT))
+                tokens.append(Token(" ", BBox(start, previous.top, max(start, bbox.x0), previous.bottom), size))
             tokens.append(Token(word, bbox, size))
             previous = bbox
     return tokens
