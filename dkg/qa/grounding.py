@@ -13,6 +13,7 @@ from dkg.errors import QAError
 from dkg.lexicon.clinical import asks, not_a_treatment
 from dkg.qa.facts import Facts, detect_guidelines, extract_facts, find_facts
 from dkg.qa.queries import QuerySketch, QuestionType, parse_model_output
+from dkg.qa.vocabulary_facts import find_vocabulary_facts
 
 
 class GroundingError(QAError):
@@ -104,6 +105,8 @@ def _masked_facts(question: str) -> str:
     masked = list(question)
     for match in find_facts(question):
         masked[match.start:match.end] = " " * (match.end - match.start)
+    for fact in find_vocabulary_facts(question, detect_guidelines(question)):  # an onboarded guideline's facts
+        masked[fact.start:fact.end] = " " * (fact.end - fact.start)
     return "".join(masked)
 
 

@@ -97,19 +97,29 @@ def _registry() -> pint.UnitRegistry:
     return pint.UnitRegistry()
 
 
-def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
-    """``{key: value}`` for the onboarded ``guidelines``' keys stated in ``question`` (first mention wins).
+@dataclass(frozen=True)
+class VocabularyFact:
+    """One mention of an onboarded key's fact: where it is and what it states."""
+
+    start: int
+    end: int
+    key: str
+    value: float | str
+
+
+def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[VocabularyFact]:
+    """Every mention of the onboarded ``guidelines``' keys in ``question``, in text order.
 
     Numbers out of a key's range are left out (``QRS 120`` without a unit is no 120-second QRS)."""
     specs = _keys(guidelines)
     if not specs:
-        return {}
+        return []
     text = question.lower()
     negated = negation(question)
     # one wording may state facts of several keys ('hypotensive': compromise and instability), but within a key
     # the longest wording wins ('no signs of hemodynamic compromise' over 'hemodynamic compromise')
     taken: dict[str, list[bool]] = {}
-    found: list[tuple[int, str, float | str]] = []
+    found: list[VocabularyFact] = []
 
     def claim(key: str, start: int, end: int) -> bool:
         spans = taken.setdefault(key, [False] * (len(text) + 1))
@@ -122,7 +132,7 @@ def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, floa
         for m in phrase.pattern.finditer(text):
             if claim(phrase.key, m.start(), m.end()):
                 value: float | str = "no" if phrase.negatable and negated.negates(m.start()) else phrase.value
-                found.append((m.start(), phrase.key, value))
+                found.append(VocabularyFact(m.start(), m.end(), phrase.key, value))
     for spec in specs:
         if spec.kind is not KeyKind.NUMERIC:
             continue
@@ -138,11 +148,16 @@ def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, floa
                 if number is None or (spec.minimum is not None and number < spec.minimum) or (
                         spec.maximum is not None and number > spec.maximum):
                     continue
-                found.append((m.start(), spec.name, number))
+                found.append(VocabularyFact(m.start(), m.end(), spec.name, number))
+    return sorted(found, key=lambda f: (f.start, f.end))
+
+
+def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
+    """``{key: value}`` for the onboarded ``guidelines``' keys stated in ``question`` (first mention wins)."""
     facts: dict[str, float | str] = {}
-    for _, key, value in sorted(found, key=lambda f: f[0]):
-        facts.setdefault(key, value)
+    for fact in find_vocabulary_facts(question, guidelines):
+        facts.setdefault(fact.key, fact.value)
     return facts
 
 
-__all__ = ["onboarded_sources", "vocabulary_facts"]
+__all__ = ["VocabularyFact", "find_vocabulary_facts", "onboarded_sources", "vocabulary_facts"]

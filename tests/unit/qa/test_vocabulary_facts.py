@@ -1,0 +1,38 @@
+"""Facts for an onboarded guideline's keys, read from its vocabulary file (the shipped cardiac-smog)."""
+
+from __future__ import annotations
+
+from dkg.qa.grounding import _masked_facts
+from dkg.qa.vocabulary_facts import onboarded_sources, vocabulary_facts
+
+CARDIAC = ["cardiac-smog"]
+
+
+def test_only_guidelines_without_sources_are_read() -> None:
+    assert "cardiac-smog" in onboarded_sources()
+    assert not {"ALL", "bone", "kidney"} & onboarded_sources()
+    assert vocabulary_facts("Ph-positive B-ALL, MRD negative, stable disease", ["ALL"]) == {}
+
+
+def test_one_wording_states_facts_of_several_keys() -> None:
+    # 'hypotensive' is a sign of hemodynamic compromise (bradycardia page) and of instability (tachycardia page)
+    facts = vocabulary_facts("HR 38, hypotensive, altered, complete heart block: what next?", CARDIAC)
+    assert facts == {"heart_rate": 38.0, "signs_of_hemodynamic_compromise": "yes", "stable": "no",
+                     "av_block": "high_grade"}
+
+
+def test_the_longest_wording_of_a_key_wins_and_negation_reads_no() -> None:
+    assert vocabulary_facts("HR 45, no signs of hemodynamic compromise", CARDIAC)[
+        "signs_of_hemodynamic_compromise"] == "no"
+    assert vocabulary_facts("sinus tach 115, stable, denies chest pain", CARDIAC)["chest_pain_sob_dizziness"] == "no"
+
+
+def test_numbers_with_the_keys_unit_or_a_synonym() -> None:
+    assert vocabulary_facts("Wenckebach at 40/min, in shock", CARDIAC)["heart_rate"] == 40.0
+    assert vocabulary_facts("tachy at 190, BP 70/40", CARDIAC)["heart_rate"] == 190.0
+    assert "heart_rate" not in vocabulary_facts("HR 4000", CARDIAC)  # outside the key's range
+
+
+def test_fact_words_are_no_treatment_phrase() -> None:
+    masked = _masked_facts("Should a hypotensive, altered patient in SVT at 210 get synchronized cardioversion?")
+    assert "hypotensive" not in masked and "synchronized cardioversion" in masked
