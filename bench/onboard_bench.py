@@ -6,6 +6,13 @@ onboarded as its own draft (``bench-<page>`` 1.2026) into the configured graph a
 it is scored. Two F1 figures: *exact* (the constraint text, key name included, as a curator would publish it)
 and *lenient* (same operator and value, key names sharing a word: ``narrow_qrs<0.12`` ~ ``qrs_width<0.12``).
 Constraints the proposer or the extractor put on the draft are scored before any review.
+
+``--qa`` (instead of the F1 part): the recorded review of each onboarded guideline
+(``datasets/guidelines/<name>/review-<version>.yaml``) is replayed — onboard → review → publish — and its
+hand-written questions (``datasets/qa/<name>_questions.jsonl``) are answered by the rule layer; wall time from
+the PDF to the last answer, accuracy on the development and held-out items (split rule in the README beside
+them), and, with ``--clinician``, the rule layer's accuracy on the shipped guidelines' clinician dev questions
+with the onboarded guideline published (it must not drop). The keys are merged into the results file.
 """
 
 from __future__ import annotations
@@ -68,7 +75,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "bench" / "results" / "onboard.json")
     parser.add_argument("--pages", nargs="*", help="page ids of the gold file (default all)")
+    parser.add_argument("--qa", action="store_true", help="replay the recorded reviews and answer the questions")
+    parser.add_argument("--clinician", action="store_true", help="with --qa: also the clinician dev questions")
     args = parser.parse_args()
+    if args.qa:
+        qa_part(args.out, clinician_dev=args.clinician)
+        return
 
     gold_pages = yaml.safe_load(GOLD.read_text(encoding="utf-8"))["pages"]
     pages = args.pages or list(gold_pages)
@@ -107,6 +119,61 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in figures.items() if k.startswith(("micro", "seconds", "pages"))}, indent=2))
+
+
+def qa_part(out: Path, *, clinician_dev: bool) -> None:
+    """PDF → published guideline → answered questions, per recorded review; figures merged into ``out``."""
+    import tempfile
+
+    from dkg.evaluation.onboarded_qa import load_items, run, split
+    from dkg.graph.drafts_replay import load_review, onboard_reviewed, review_files
+    from dkg.qa.service import TextToCypherService
+    from dkg.vocabulary import GUIDELINES_ROOT
+
+    figures: dict[str, float | str] = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    settings = get_settings()
+    with open_graph(settings) as graph:
+        for path in review_files(GUIDELINES_ROOT):
+            recorded = load_review(path)
+            name = recorded.guideline
+            questions = PROJECT_ROOT / "datasets" / "qa" / f"{name.replace('-', '_')}_questions.jsonl"
+            start = time.perf_counter()
+            with tempfile.TemporaryDirectory(prefix="dkg-onboard-bench-") as work:
+                report = onboard_reviewed(graph, path, settings=settings, work=Path(work), echo=lambda _: None)
+            service = TextToCypherService(settings, graph=graph, rules_only=True)
+            dev, held_out = split(load_items(questions))
+            answered = time.perf_counter()
+            results = {part: run(service, graph, items) for part, items in (("dev", dev), ("heldout", held_out))}
+            end = time.perf_counter()
+            figures[f"{name}.pdf_to_answers_seconds"] = round(end - start, 1)
+            figures[f"{name}.onboard_seconds"] = round(report.onboard_seconds, 1)
+            figures[f"{name}.review_publish_seconds"] = round(report.review_publish_seconds, 1)
+            figures[f"{name}.answer_seconds"] = round(end - answered, 1)
+            figures[f"{name}.review_actions"] = report.actions
+            figures[f"{name}.published_nodes"] = report.counts["nodes"]
+            figures[f"{name}.vocabulary_matches_shipped"] = str(report.matches_shipped).lower()
+            for part, rows in results.items():
+                figures[f"{name}.qa_{part}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
+                figures[f"{name}.qa_{part}_n"] = len(rows)
+                figures[f"{name}.qa_{part}_wrong"] = ",".join(r.id for r in rows if not r.correct)
+                print(f"{name} {part}: {sum(r.correct for r in rows)}/{len(rows)}; wrong: "
+                      f"{[(r.id, r.answer_boxes, r.verdict) for r in rows if not r.correct]}")
+            figures[f"{name}.qa_split"] = "held out = every item whose id number is divisible by 3"
+            figures[f"{name}.qa_route"] = "rule layer (TextToCypherService rules_only); model not updated"
+        if clinician_dev:
+            from dkg.qa import clinician
+            from dkg.qa.dataset import GenConfig
+            from dkg.qa.training import ensure_graph
+
+            ensure_graph(graph, GenConfig(), lambda _m: None)
+            service = TextToCypherService(settings, graph=graph, rules_only=True,
+                                          versions=dict(GenConfig().versions))
+            rows = clinician.run(service, clinician.load_items(clinician.DEV_PATH))
+            figures["clinician_dev_rules_accuracy_with_onboarded"] = round(sum(r.correct for r in rows) / len(rows), 3)
+            figures["clinician_dev_rules_wrong_with_onboarded"] = ",".join(r.id for r in rows if not r.correct)
+            print(f"clinician dev (rules only, onboarded guideline published): {sum(r.correct for r in rows)}/"
+                  f"{len(rows)}")
+    out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def named_delete() -> str:

@@ -1,0 +1,82 @@
+"""The shipped onboarded guideline end to end on the real services: its recorded review replayed on the real PDF
+(parser, Stanford CoreNLP, Neo4j), published, hand-written DEV questions answered by the rule layer with route
+and evidence, then hidden again by unpublishing (datasets/guidelines/cardiac-smog/review-1.2026.yaml)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dkg.config import PROJECT_ROOT, Settings
+from dkg.evaluation.onboarded_qa import load_items, node_boxes, split
+from dkg.graph.db import Graph, named_queries
+from dkg.graph.drafts import review_history, unpublish, version_state
+from dkg.graph.drafts_replay import ReplayReport, onboard_reviewed
+from dkg.qa.clinician import score
+from dkg.qa.service import TextToCypherService
+from dkg.vocabulary import reload_vocabulary
+
+pytestmark = pytest.mark.neo4j
+
+REVIEW = PROJECT_ROOT / "datasets" / "guidelines" / "cardiac-smog" / "review-1.2026.yaml"
+QUESTIONS = PROJECT_ROOT / "datasets" / "qa" / "cardiac_smog_questions.jsonl"
+NAME, VERSION = "cardiac-smog", "1.2026"
+CORENLP_PORT = int(os.environ.get("DKG_TEST_CORENLP_PORT", "9031"))
+# development items only (held out = id number divisible by 3), one or more per onboarded page
+DEV_IDS = ["cardiac-01", "cardiac-02", "cardiac-04", "cardiac-05", "cardiac-10", "cardiac-17", "cardiac-25"]
+
+
+def _remove(graph: Graph) -> None:
+    q = named_queries("onboard")
+    for name in ("delete_published", "delete_draft"):
+        graph.write(q[name], {"uid": f"{NAME}|{VERSION}"})
+    graph.write(q["delete_orphan_treatments"])
+
+
+@pytest.fixture(scope="module")
+def published(graph: Graph, neo4j_settings: Settings,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayReport]:
+    settings = neo4j_settings.model_copy(update={"corenlp_port": CORENLP_PORT,
+                                                 "home": tmp_path_factory.mktemp("cardiac-home")})
+    report = onboard_reviewed(graph, REVIEW, settings=settings, work=Path(tmp_path_factory.mktemp("cardiac-work")),
+                              echo=lambda _: None)
+    yield report
+    _remove(graph)
+    reload_vocabulary()
+
+
+def test_the_recorded_review_replays_to_the_shipped_vocabulary(graph: Graph, published: ReplayReport) -> None:
+    assert published.matches_shipped
+    assert version_state(graph, NAME, VERSION) == (True, False)
+    history = [r["action"] for r in review_history(graph, NAME, VERSION)]
+    # the audit trail outlives a removed version: this replay's actions start at its last onboarding
+    actions = history[len(history) - 1 - history[::-1].index("onboard"):]
+    assert actions[-1] == "publish"
+    assert actions.count("add") == 6  # four keys and two arrows the parser missed
+    assert published.counts["decision"] >= 5
+
+
+def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    dev, _held_out = split(load_items(QUESTIONS))
+    items = [i for i in dev if i.id in DEV_IDS]
+    assert [i.id for i in items] == DEV_IDS
+    boxes = node_boxes(graph, NAME, VERSION)
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    for item in items:
+        answer = service.answer(item.question)
+        result = score(item, answer, boxes)
+        assert result.correct, f"{item.id}: {result.answer_boxes} {result.verdict} {result.no_answer_reason}"
+        assert answer.route == "text2cypher" and answer.cypher and answer.evidence
+        assert all(e.guideline == NAME for e in answer.evidence)
+
+    unpublish(graph, NAME, VERSION, who="e2e")
+    hidden = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    for item in items:
+        answer = hidden.answer(item.question)
+        assert not answer.answered and not answer.matched_nodes
+        assert "not loaded" in (answer.no_answer_reason or "")
+    assert not any(r["g"] == NAME for r in graph.read(named_queries("cli")["loaded_versions"]))
