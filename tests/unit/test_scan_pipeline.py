@@ -221,3 +221,42 @@ def test_a_word_tesseract_boxes_too_wide_is_still_followed_by_a_space() -> None:
     ])
     lines = build_lines(words_to_tokens(table, (0, 0), 4.0, min_conf=10.0))
     assert [line.plain for line in lines] == ["need disinfection or decontamination"]
+
+
+def test_a_stroke_thickened_where_it_leaves_a_box_is_not_an_arrowhead() -> None:
+    """A scanned stem is often thicker for a stretch where it leaves a box's shadow (smog-41: the arrow from
+    "Transcutaneous Pacing" down to "Continuous Monitoring"); that stretch survived the opening that finds
+    solid heads, so the arrow had a head at each end and joined no boxes. A head is about as wide as long."""
+    w, h = _px(WIDTH_PT), _px(HEIGHT_PT)
+    img = np.full((h, w), 250, np.uint8)
+    cv2.rectangle(img, (_px(90), _px(60)), (_px(210), _px(100)), 20, 3)
+    cv2.rectangle(img, (_px(90), _px(170)), (_px(210), _px(210)), 20, 3)
+    for box_y in (60, 170):
+        cv2.putText(img, "Step one", (_px(100), _px(box_y + 26)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 4)
+    cx = _px(150)
+    cv2.line(img, (cx, _px(100)), (cx, _px(163)), 10, 4)  # the stem
+    cv2.rectangle(img, (cx - _px(1.1), _px(101)), (cx + _px(1.1), _px(108)), 10, -1)  # thickened stretch
+    head = np.array([[cx - _px(3), _px(163)], [cx + _px(3), _px(163)], [cx, _px(169)]], np.int32)
+    cv2.fillPoly(img, [head], 10)
+    page = binarise(img, WIDTH_PT, DEFAULT_SETTINGS)
+    found = find_connectors(page, find_shapes(page, DEFAULT_SETTINGS), [], DEFAULT_SETTINGS)
+    assert len(found.heads) == 1
+    assert found.heads[0].rect[3] / PPT >= 165  # the real head, at the lower box
+
+
+def test_a_box_with_bold_text_near_its_broken_border_is_found() -> None:
+    """smog-46 "Sinus Tach": bold text a few pixels under the top border, and a border the scan broke near a
+    corner. Closing the dash gaps of the whole ink glued the text to the border, so the box's hole hugged the
+    text and only its empty lower part looked like a box (then dropped as fenced in by connectors)."""
+    w, h = _px(WIDTH_PT), _px(HEIGHT_PT)
+    img = np.full((h, w), 250, np.uint8)
+    x0, y0, x1, y1 = _px(60), _px(100), _px(200), _px(130)
+    cv2.rectangle(img, (x0, y0), (x1, y1), 20, 3)
+    img[y1 - _px(2.0): y1 + 2, x0 - 2: x0 + _px(1.5)] = 250  # the scan broke the border at a corner
+    cv2.putText(img, "Sinus Tach", (x0 + _px(8), y0 + _px(11)), cv2.FONT_HERSHEY_SIMPLEX, 1.5, 0, 7)
+    page = binarise(img, WIDTH_PT, DEFAULT_SETTINGS)
+    shapes = find_shapes(page, DEFAULT_SETTINGS)
+    assert len(shapes) == 1
+    rx0, ry0, rx1, ry1 = (v / PPT for v in shapes[0].rect)
+    assert abs(rx0 - 60) <= 3 and abs(ry0 - 100) <= 3 and abs(rx1 - 200) <= 3 and abs(ry1 - 130) <= 3
+

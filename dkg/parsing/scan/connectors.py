@@ -158,8 +158,8 @@ def find_connectors(page: PageImage, shapes: list[FoundShape], words: list[Rect]
     least, most = settings.head_min_pt * page.ppt, settings.head_max_pt * page.ppt
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        if max(w, h) < least or max(w, h) > most:
-            continue
+        if max(w, h) < least or max(w, h) > most or min(w, h) < settings.head_min_aspect * max(w, h):
+            continue  # too small, too large, or a thick stretch of a stroke (a head is about as wide as long)
         rect = (x, y, x + w, y + h)
         if not _near_end(rect, strokes, settings.head_reach_pt * page.ppt):
             stub = _stub(rect, shapes, page, settings)

@@ -58,6 +58,9 @@ class ScanSettings:
     head_open_pt: float = 1.4  # opening wider than a stroke: what survives is a solid arrowhead
     head_min_pt: float = 2.0
     head_max_pt: float = 16.0
+    # a solid head is about as wide as long: a blob narrower than this share of its length is a stretch of a
+    # stroke thickened by the scan (where it leaves a box's shadow), not an arrowhead
+    head_min_aspect: float = 0.5
     head_reach_pt: float = 4.0  # an arrowhead lies within this of a stroke's end
     attach_pt: float = 9.0  # a stroke end this far short of a box (its erased border and shadow) reaches it
     chevron_reach_pt: float = 24.0  # a chevron under a box points at the box this close under its tip

@@ -93,11 +93,35 @@ def _size_ok(rect: Rect, page: PageImage, settings: ScanSettings) -> bool:
 
 
 def outlined_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
-    """Holes of the ink mask (two-level contour hierarchy) shaped like a box and holding some ink; the gaps
-    of dashed outlines are closed first."""
+    """Holes of the ink mask (two-level contour hierarchy) shaped like a box and holding some ink.
+
+    Holes are taken from two masks, the second adding the boxes the first did not find: the straight lines of
+    the ink only (long horizontal and vertical runs, so no text), each run lengthened along its axis by the dash
+    gap so that borders the scan broke, corners included, close again; then the whole ink with dash gaps
+    closed (dashed outlines, diamonds, rounded corners). Closing the whole ink alone glues bold text standing
+    close to a border onto it, so the hole hugs the text and is no longer box-shaped (smog-46: "Sinus Tach")."""
     gap = page.px(settings.dash_gap_pt, 1)
-    closed = cv2.morphologyEx(page.ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (gap, gap)))
-    contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    length = page.px(settings.line_min_pt, 3)
+
+    def kernel(w: int, h: int) -> np.ndarray:
+        return cv2.getStructuringElement(cv2.MORPH_RECT, (w, h))
+
+    level = cv2.morphologyEx(page.ink, cv2.MORPH_OPEN, kernel(length, 1))
+    upright = cv2.morphologyEx(page.ink, cv2.MORPH_OPEN, kernel(1, length))
+    lines = cv2.bitwise_or(cv2.dilate(level, kernel(2 * gap + 1, 1)), cv2.dilate(upright, kernel(1, 2 * gap + 1)))
+    closed = cv2.morphologyEx(page.ink, cv2.MORPH_CLOSE, kernel(gap, gap))
+    found: list[FoundShape] = []
+    for mask in (lines, closed):
+        for shape in _holes(mask, page, settings):
+            if not any(_overlap(shape.rect, other.rect) >= settings.duplicate_overlap
+                       * min(_area(shape.rect), _area(other.rect)) for other in found):
+                found.append(shape)
+    return found
+
+
+def _holes(mask: np.ndarray, page: PageImage, settings: ScanSettings) -> list[FoundShape]:
+    """Box-shaped holes of ``mask`` that hold some ink (see :func:`outlined_shapes`)."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     found: list[FoundShape] = []
     if hierarchy is None:
         return found
