@@ -260,3 +260,22 @@ def test_a_box_with_bold_text_near_its_broken_border_is_found() -> None:
     rx0, ry0, rx1, ry1 = (v / PPT for v in shapes[0].rect)
     assert abs(rx0 - 60) <= 3 and abs(ry0 - 100) <= 3 and abs(rx1 - 200) <= 3 and abs(ry1 - 130) <= 3
 
+
+def test_hybrid_route_keeps_the_pipeline_where_the_rule_based_reader_finds_a_stray_edge_or_two(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On real scans (smog-50, cbrn-12) the rule-based reader finds one or two stray edges; the hybrid route
+    kept them because they were "connected", and never read the page with the pipeline, which finds more."""
+    import dkg.parsing.raster as raster
+
+    piped = _stacked_pipeline_page()  # two edges
+    legacy = _stacked_pipeline_page()
+    legacy.shapes.pop()  # the lower stacked box: one edge left
+    legacy.tokens[:] = [t for t in legacy.tokens if t.text not in ("IV", "access")]
+    monkeypatch.setattr(raster, "raster_primitives", lambda *a: legacy)
+    monkeypatch.setattr(scan_route, "pipeline_primitives", lambda *a, **k: piped)
+    hybrid = ScanSettings(route=ScanRoute.HYBRID)
+    read = scan_route.read_scanned_page(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT, hybrid)
+    assert read.prims is piped and read.assembly == hybrid.pipeline_assembly
+    # a page the rule-based reader reads with enough edges keeps its reading (the own corpus)
+    enough = dataclasses.replace(hybrid, hybrid_legacy_edges=1)
+    assert scan_route.read_scanned_page(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT, enough).prims is legacy

@@ -13,7 +13,6 @@ from dkg.parsing.assemble import assemble
 from dkg.parsing.models import PagePrimitives
 from dkg.parsing.scan.pipeline import pipeline_primitives
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanRoute, ScanSettings
-from dkg.parsing.settings import DEFAULT_SETTINGS as ASSEMBLY_DEFAULTS
 from dkg.parsing.settings import SCANNED_SETTINGS, AssemblySettings
 
 log = logging.getLogger(__name__)
@@ -34,9 +33,9 @@ def settings_from_env() -> ScanSettings:
         raise ValueError(f"{ROUTE_ENV}={name!r} is not a scan route; use one of {allowed}") from None
 
 
-def _connected(prims: PagePrimitives, assembly: AssemblySettings = ASSEMBLY_DEFAULTS) -> bool:
-    """Whether assembly finds at least one connector with a source and a target box."""
-    return any(c.sources and c.targets for c in assemble(prims, assembly).connectors)
+def _edge_count(prims: PagePrimitives, assembly: AssemblySettings) -> int:
+    """How many head-tail pairs assembly finds: (source, target) pairs over all connectors."""
+    return sum(len(c.sources) * len(c.targets) for c in assemble(prims, assembly).connectors)
 
 
 class ScanRead(NamedTuple):
@@ -83,7 +82,11 @@ def read_scanned_page(gray: np.ndarray, page_number: int, width_pt: float, heigh
         issues.append(f"the rule-based scan reader failed ({type(exc).__name__}: {exc}); read by the scan "
                       "pipeline instead")
         return by_pipeline()
-    if settings.route is ScanRoute.LEGACY or _connected(legacy):
+    if settings.route is ScanRoute.LEGACY:
+        return ScanRead(legacy, issues, SCANNED_SETTINGS)
+    legacy_edges = _edge_count(legacy, SCANNED_SETTINGS)
+    if legacy_edges >= settings.hybrid_legacy_edges:
         return ScanRead(legacy, issues, SCANNED_SETTINGS)
     piped = by_pipeline()
-    return piped if _connected(piped.prims, piped.assembly) else ScanRead(legacy, issues, SCANNED_SETTINGS)
+    return piped if _edge_count(piped.prims, piped.assembly) > legacy_edges else ScanRead(legacy, issues,
+                                                                                          SCANNED_SETTINGS)

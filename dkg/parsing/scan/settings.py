@@ -17,7 +17,8 @@ class ScanRoute(StrEnum):
     """Which reader turns a page image into primitives.
 
     ``pipeline``: the named-step pipeline of this package; ``legacy``: the older rule-based reader
-    (``dkg.parsing.raster``); ``hybrid``: legacy first, the pipeline when legacy finds no connected boxes or
+    (``dkg.parsing.raster``); ``hybrid``: legacy first, the pipeline when legacy finds fewer than
+    ``ScanSettings.hybrid_legacy_edges`` edges (the reading with more edges is kept) or
     cannot read the page.
     """
 
@@ -75,6 +76,10 @@ class ScanSettings:
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     ocr_timeout_s: float = 60.0
     route: ScanRoute = ScanRoute.HYBRID
+    # hybrid route: a page where the rule-based reader finds fewer edges than this is also read by the pipeline,
+    # and the reading with more edges is kept (on real dev scans the rule-based reader finds one or two stray
+    # edges, smog-50 and cbrn-12; own-corpus pages have at least 7 edges each)
+    hybrid_legacy_edges: int = 3
     # assembly of the pipeline's pages: its shapes are box insides grown by ``border_pt``, so boxes stacked
     # edge to edge (each with its own outline) overlap by two borders; unlike the rule-based reader's traced
     # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box
