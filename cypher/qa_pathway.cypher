@@ -18,28 +18,20 @@ OPTIONAL MATCH (p:Node)-[:NEXT_STEP]->(a)
 WHERE a:Decision AND NOT a.content ENDS WITH '?'
 RETURN DISTINCT coalesce(p.uid, a.uid) AS uid;
 
-// name: reachable_starts
-// The starts a root reaches along a path on which every condition on a stated key holds for $facts (the facts
-// that are not about the course so far); a question box's own condition counts unless its arrows branch on
-// that key (as in the walk), so a relapse page is entered only from the histology the question states.
-UNWIND $starts AS s
-MATCH (start:Node {uid: s})
-WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(start) }
-   OR EXISTS {
-     MATCH (root:Node {guideline: $guideline, version: $version})
-     WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
-     MATCH (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)
-       WHERE (NOT b.content ENDS WITH '?' OR b = start OR all(k IN keys($facts) WHERE b[k] IS NULL OR $facts[k] IN b[k]
-                OR EXISTS { (b)-[o:NEXT_STEP]->() WHERE o[k] IS NOT NULL OR o[k + '_not'] IS NOT NULL }))
-       AND all(x IN CASE WHEN b = start OR b.content ENDS WITH '?' THEN [r] ELSE [r, b] END
-       WHERE all(k IN keys($facts) WHERE
-       (x[k] IS NULL OR $facts[k] IN x[k] OR ('any' IN x[k] AND $facts[k] <> 'none'))
-       AND NOT $facts[k] IN coalesce(x[k + '_not'], [])
-       AND (x[k + '_min'] IS NULL OR $facts[k] > x[k + '_min'] OR ($facts[k] = x[k + '_min'] AND NOT x[k + '_min_strict']))
-       AND (x[k + '_max'] IS NULL OR $facts[k] < x[k + '_max'] OR ($facts[k] = x[k + '_max'] AND NOT x[k + '_max_strict']))
-       AND NOT $facts[k] IN coalesce(x[k + '_ne'], []))))+ (start)
-   }
-RETURN start.uid AS uid;
+// name: walk_edges
+// Every arrow of one guideline version with the conditions crossing it checks on the way into the pathway
+// (dkg/qa/way_in.py): the arrow's own, and the entered box's when it is a decision; a question box's own
+// condition counts unless its arrows branch on that key (as in the walk).
+MATCH (a:Node {guideline: $guideline, version: $version})-[r:NEXT_STEP]->(b:Node)
+OPTIONAL MATCH (b)-[o:NEXT_STEP]->(:Node)
+WITH a, r, b, reduce(ks = [], c IN collect(o.constraints) | ks + c) AS branching
+RETURN a.uid AS a, b.uid AS b, r.constraints AS arrow, b:Action AS action,
+       CASE WHEN NOT b:Decision THEN []
+            WHEN NOT b.content ENDS WITH '?' THEN b.constraints
+            ELSE [c IN coalesce(b.constraints, []) WHERE NOT any(x IN branching WHERE
+                   head(split(replace(replace(replace(replace(x, '!=', '='), '<', '='), '>', '='), ' in ', '='), '='))
+                   = head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '=')))]
+       END AS box;
 
 // name: next_conditions
 // The conditions right after an answer node: its arrows' and the following (non-question) decisions' constraints;

@@ -158,6 +158,50 @@ class NegationSettings(BaseModel):
                                                                            "is a possibility, not a fact")
 
 
+class NotFact(BaseModel):
+    """Text of another scale that looks like a fact ('CKD stage 4' is no cancer stage): never read as ``keys``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    keys: list[str] = Field(min_length=1)
+    regex: str
+
+    @field_validator("keys")
+    @classmethod
+    def _known(cls, keys: list[str]) -> list[str]:
+        return [_check_key(k) for k in keys]
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, regex: str) -> str:
+        try:
+            re.compile(regex)
+        except re.error as exc:
+            raise ValueError(f"{regex!r} is not a regular expression: {exc}") from exc
+        return regex
+
+
+class CourseEvents(BaseModel):
+    """An event that starts a new line of the pathway (a relapse): facts of ``resets`` stated before its first
+    mention, or in one of ``history_wordings``, describe the earlier course and are not read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event: dict[str, list[str]] = Field(default_factory=dict)
+    resets: list[str] = Field(default_factory=list)
+    history_wordings: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _keys(self) -> CourseEvents:
+        for key, values in self.event.items():
+            _check_key(key)
+            for value in values:
+                _check_value(key, value)
+        for key in self.resets:
+            _check_key(key)
+        return self
+
+
 class ClinicalLexiconData(BaseModel):
     """The validated content of ``clinical_facts.yaml``."""
 
@@ -186,6 +230,19 @@ class ClinicalLexiconData(BaseModel):
     not_treatments: list[str] = Field(default_factory=list)
     question_cues: dict[Literal["advise", "conditions"], list[str]] = Field(default_factory=dict)
     out_of_scope: OutOfScope = Field(default_factory=OutOfScope)
+    not_facts: list[NotFact] = Field(default_factory=list)
+    value_precedence: dict[str, list[str]] = Field(default_factory=dict,
+                                                   description="key → values that win over its other values")
+    course_events: CourseEvents = Field(default_factory=CourseEvents)
+
+    @field_validator("value_precedence")
+    @classmethod
+    def _precedence(cls, precedence: dict[str, list[str]]) -> dict[str, list[str]]:
+        for key, values in precedence.items():
+            _check_key(key)
+            for value in values:
+                _check_value(key, value)
+        return precedence
 
     @field_validator("question_cues")
     @classmethod
@@ -298,7 +355,12 @@ class Negation:
 
 
 def _phrase_regex(phrase: str) -> re.Pattern[str]:
-    body = re.escape(phrase.strip().lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]?")
+    """A fixed wording as whole words, a space or hyphen between words optional; a sign at its end is required
+    ('bcr-abl1-' does not match 'BCR-ABL1 MRD')."""
+    text = phrase.strip().lower()
+    sign = text[-1] if len(text) > 1 and text[-1] in "+-" else ""
+    stem = text[:-1] if sign else text
+    body = re.escape(stem).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]?") + re.escape(sign)
     return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
 
 
@@ -314,6 +376,7 @@ class ClinicalLexicon:
                                for key, values in data.phrases.items() for value, phrases in values.items()
                                for phrase in phrases), key=lambda e: -len(e[2]))
         self.unknown_cues = [_phrase_regex(c) for c in data.unknown_cues]
+        self.not_facts = [(entry, re.compile(entry.regex, re.IGNORECASE)) for entry in data.not_facts]
         terms = sorted({t.lower() for c in data.concepts for t in c.terms}, key=len, reverse=True)
         self.concept_terms = re.compile(r"\b(?:" + "|".join(map(re.escape, terms)) + r")\b")
         self._nlp: Language | None = None
@@ -528,10 +591,16 @@ def negation(question: str) -> Negation:
 def implied_facts(facts: dict[str, FactValue]) -> dict[str, FactValue]:
     """``facts`` plus what the lexicon's implications add for keys the question leaves unstated."""
     out = dict(facts)
-    for rule in clinical_lexicon().data.implications:
-        if all(_holds(out.get(k), values) for k, values in rule.when.items()):
-            for key, value in rule.then.items():
-                out.setdefault(key, value)
+    rules = clinical_lexicon().data.implications
+    # until nothing changes: an implied fact may imply another (a margin → surgery done → resectable)
+    for _ in range(len(rules) + 1):
+        before = len(out)
+        for rule in rules:
+            if all(_holds(out.get(k), values) for k, values in rule.when.items()):
+                for key, value in rule.then.items():
+                    out.setdefault(key, value)
+        if len(out) == before:
+            break
     return out
 
 
@@ -598,3 +667,20 @@ def _asking_sentences(text: str, ask_starts: list[str]) -> list[str]:
 def clinical_facts(question: str) -> ClinicalReading:
     """Facts in clinical shorthand in ``question`` (see the module docstring)."""
     return clinical_lexicon().read(question)
+
+
+def not_fact_spans(question: str) -> list[tuple[frozenset[str], int, int]]:
+    """(keys, start, end) of the text that must not be read as those keys ('CKD stage 4': no cancer stage)."""
+    lexicon = clinical_lexicon()
+    return [(frozenset(entry.keys), m.start(), m.end()) for entry, regex in lexicon.not_facts
+            for m in regex.finditer(question)]
+
+
+def value_precedence(key: str) -> list[str]:
+    """The values of ``key`` that win over its other values when a question states several (first wins)."""
+    return clinical_lexicon().data.value_precedence.get(key, [])
+
+
+def course_events() -> CourseEvents:
+    """The events that start a new line of the pathway and the facts they make history (lexicon data)."""
+    return clinical_lexicon().data.course_events

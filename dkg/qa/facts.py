@@ -9,11 +9,15 @@ generator, which renders facts with the same phrases and checks that they are re
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from dkg.lexicon.clinical import clinical_facts, digit_text, negation
+from dkg.errors import ConstraintError
+from dkg.lexicon.clinical import clinical_facts, course_events, digit_text, negation, not_fact_spans, value_precedence
 from dkg.lexicon.topics import guideline_topics, topics_data
+from dkg.types import Constraint, Op
 from dkg.vocabulary import VOCABULARY
 
 FactValue = float | str
@@ -255,16 +259,20 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
             taken[i] = True
 
     clinical = clinical_facts(digits.text).facts
+    blocked = not_fact_spans(digits.text)
+
+    def readable(key: str, a: int, b: int) -> bool:
+        return not any(key in keys and a < end and start < b for keys, start, end in blocked)
     # shorthand numbers (22F, 40 mm, MRD 0.08 %) before the generator's patterns; the generator's own phrases
     # before the lexicon's other wordings, so every generated question still reads back as it was written
     for span in clinical:
-        if span.source == "pattern" and free(span.start, span.end):
+        if span.source == "pattern" and free(span.start, span.end) and readable(span.key, span.start, span.end):
             found.append(FactMatch(span.key, span.value, span.start, span.end))
             take(span.start, span.end)
     for key, patterns in _NUMERIC_PATTERNS.items():
         for pattern in patterns:
             for m in re.finditer(pattern, text):
-                if free(m.start(), m.end()):
+                if free(m.start(), m.end()) and readable(key, m.start(), m.end()):
                     value = float(m.group(1))
                     spec = VOCABULARY[key]
                     if spec.minimum is not None and spec.maximum is not None and not (
@@ -282,11 +290,11 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
             take(m.start(), m.end())
     for word_pattern, word_key, word_value, _ in _LEXICON.entries:
         for m in word_pattern.finditer(text):
-            if free(m.start(), m.end()) and not negated.negates(m.start()):
+            if free(m.start(), m.end()) and not negated.negates(m.start()) and readable(word_key, m.start(), m.end()):
                 found.append(FactMatch(word_key, word_value, m.start(), m.end()))
                 take(m.start(), m.end())
     for span in clinical:
-        if span.source != "pattern" and free(span.start, span.end):
+        if span.source != "pattern" and free(span.start, span.end) and readable(span.key, span.start, span.end):
             found.append(FactMatch(span.key, span.value, span.start, span.end))
             take(span.start, span.end)
     return sorted((FactMatch(f.key, f.value, *digits.span(f.start, f.end)) for f in found), key=lambda f: f.start)
@@ -294,13 +302,32 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
 
 def extract_facts(question: str) -> Facts:
     """``{key: canonical value}`` for the facts stated in ``question``: the first mention of a key wins, except
-    that a specific value beats the wildcard ``any`` ('metastatic ... bone mets' → metastasis=bone)."""
+    that a specific value beats the wildcard ``any`` ('metastatic ... bone mets' → metastasis=bone), a value the
+    lexicon ranks first beats the others ('COPD ..., so substantial comorbidities'), and facts about the course
+    before a relapse are history (:func:`current_mentions`)."""
     facts: Facts = {}
-    for match in find_facts(question):
-        if facts.get(match.key) == "any":
+    for match in current_mentions(question, find_facts(question)):
+        current = facts.get(match.key)
+        if current == "any":
+            facts[match.key] = match.value
+        ranked = value_precedence(match.key)
+        if current is not None and match.value in ranked and (
+                current not in ranked or ranked.index(str(match.value)) < ranked.index(str(current))):
             facts[match.key] = match.value
         facts.setdefault(match.key, match.value)
     return facts
+
+
+def current_mentions(question: str, matches: list[FactMatch]) -> list[FactMatch]:
+    """``matches`` without those describing the course before a relapse: once the question states an event of
+    the lexicon's ``course_events`` (a relapse), a fact of its ``resets`` keys read from a wording of the first
+    remission ('two years into CR1') is history, not where the patient is now."""
+    events = course_events()
+    if not any(str(m.value) in events.event.get(m.key, []) for m in matches):
+        return matches
+    lowered = question.lower()
+    history = {w.lower() for w in events.history_wordings}
+    return [m for m in matches if m.key not in events.resets or lowered[m.start:m.end] not in history]
 
 
 def unknown_facts(question: str) -> list[str]:
@@ -332,7 +359,42 @@ def detect_guidelines(question: str) -> list[str]:
         if match.key in not_hints:
             masked[match.start:match.end] = " " * (match.end - match.start)
     lowered = "".join(masked)
-    return [t.guideline for t in guideline_topics() if t.hinted_in(lowered)]
+    hinted = [t.guideline for t in guideline_topics() if t.hinted_in(lowered)]
+    if hinted:
+        return hinted
+    # failing a name or hint: a stated fact value that only one guideline's decisions test ('high-grade OS':
+    # histology=osteosarcoma) implies that guideline
+    tested = _value_guidelines()
+    implied: set[str] = set()
+    for key, value in extract_facts(question).items():
+        testing = tested.get((key, str(value)), frozenset()) if key not in not_hints else frozenset()
+        if len(testing) == 1:
+            implied |= testing
+    return sorted(implied) if len(implied) == 1 else []
+
+
+@lru_cache(maxsize=1)
+def _value_guidelines() -> dict[tuple[str, str], frozenset[str]]:
+    """(key, categorical value) → the guidelines whose sources test it (newest version of each, discovered)."""
+    from dkg.corpus.model import discover, load_guideline
+
+    newest = {code: path for code, _version, path in discover()}
+    found: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for code, path in newest.items():
+        source = load_guideline(path)
+        texts = [c for page in source.pages for box in page.boxes for c in box.constraints] + [
+            c for page in source.pages for arrow in page.arrows for c in arrow.label_constraints]
+        for text in texts:
+            try:
+                constraint = Constraint.parse(text)
+            except ConstraintError:
+                continue
+            if constraint.op is Op.NE or not isinstance(constraint.value, (str, frozenset)):
+                continue
+            values = constraint.value if isinstance(constraint.value, frozenset) else {constraint.value}
+            for value in values:
+                found[(constraint.key, value)].add(code)
+    return {k: frozenset(v) for k, v in found.items()}
 
 
 def unknown_diseases(question: str) -> list[str]:

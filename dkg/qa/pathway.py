@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from dkg.answers import MissingFact
 from dkg.graph.db import Graph, named_queries
-from dkg.lexicon.clinical import clinical_lexicon
+from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
+from dkg.qa.way_in import Way, WayIn, way_in_facts
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 _ROOT_CLAUSE = ("MATCH (root:Node {guideline: guideline, version: $version})\n"
@@ -22,35 +23,61 @@ _FROM_STARTS = "MATCH (root:Node {guideline: guideline, version: $version})\nWHE
 
 @dataclass(frozen=True)
 class PositionTests:
-    """The stated facts that place a patient inside the flowchart, as (key, value) tests."""
+    """The stated facts that place a patient inside the flowchart, as (key, value) tests. Once a course event is
+    stated (a relapse), the other course facts describe the course after it: the walk starts only in front of
+    the event's tests and checks them further on, never at a test of the first course ('not in remission' after
+    re-induction is not the '<CR' after induction)."""
 
     tests: tuple[tuple[str, str], ...]
 
     @classmethod
     def of(cls, facts: dict[str, float | str]) -> PositionTests:
         lexicon = clinical_lexicon().data
+        events = lexicon.course_events
+        stated_event = any(str(facts.get(k)) in values for k, values in events.event.items())
         tests = [(k, str(v)) for k, v in facts.items() if isinstance(v, str) and (
-            k in lexicon.position_keys or v in lexicon.broader.get(k, {}))]
+            k in lexicon.position_keys or v in lexicon.broader.get(k, {}))
+            and not (stated_event and k in events.resets)]
         return cls(tuple(sorted(tests)))
 
 
 def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, float | str]) -> list[str]:
     """The roots of the guideline plus the nodes in front of a test of a position fact that a root reaches
-    consistently with the other stated facts."""
+    consistently with the stated facts (:mod:`dkg.qa.way_in`)."""
+    return sorted(_starts(graph, guideline, version, facts))
+
+
+def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float | str]) -> dict[str, Way]:
+    """Start uid → the best way in to it (nothing for a root)."""
     tests = PositionTests.of(facts)
     queries = named_queries("qa_pathway")
     params = {"guideline": guideline, "version": version}
     roots = [r["uid"] for r in graph.read(queries["roots"], params)]
+    out = {uid: Way(frozenset(), 0) for uid in roots}
     if not tests.tests:
-        return roots
+        return out
     inner = graph.read(queries["position_starts"], {**params, "tests": [{"k": k, "v": v} for k, v in tests.tests]})
     candidates = sorted({r["uid"] for r in inner} - set(roots))
     lexicon = clinical_lexicon().data
     # the way in is checked with the broader value of a subtype (papillary reaches the non-clear-cell page)
-    others = {k: lexicon.broader.get(k, {}).get(str(v), v) for k, v in facts.items() if k not in lexicon.position_keys}
-    reachable = graph.read(queries["reachable_starts"], {**params, "starts": candidates, "facts": others})
-    return sorted(set(roots) | {r["uid"] for r in reachable})
+    checked = way_in_facts({k: lexicon.broader.get(k, {}).get(str(v), v) for k, v in facts.items()})
+    reached = WayIn.of(graph, guideline, version).ways(checked)
+    out.update({uid: reached[uid] for uid in candidates if uid in reached})
+    return out
 
+
+def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object]) -> tuple[str, dict[str, object]]:
+    """The patient query of ``sketch`` walking from the roots and the position starts of its stated facts, with
+    the parameters that walk needs (``$starts``, ``$position_weights``; ``$prefix_keys`` and ``$prefix_passed``:
+    the stated keys tested and the actions passed on the way in to each start, which the walk counts as a walk
+    from the root would; ``$event_keys``: the keys of course events, lexicon data)."""
+    stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
+    starts = _starts(graph, sketch.guideline, str(params["version"]), stated)
+    return cypher_from_starts(sketch), {
+        **params, "starts": sorted(starts), "position_weights": position_weights(),
+        "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
+        "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
+        "event_keys": sorted(course_events().event)}
 
 
 def constraint_key(constraint: str) -> str:
@@ -99,18 +126,26 @@ def position_weights() -> dict[str, int]:
 # paths testing more position facts first; each pattern must occur exactly once
 _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
     (_ROOT_CLAUSE, _FROM_STARTS),
-    ("reduce(acc = [], x IN [n IN ns WHERE", "ns, reduce(acc = [], x IN [n IN ns WHERE"),
+    # the stated keys tested on the way in to a start inside the pathway count as used (dkg.qa.way_in); a stated
+    # event (a relapse) tested again on its own page ('local recurrence without metastases') is a step further
+    ("reduce(acc = [], x IN [n IN ns WHERE",
+     "ns, size([x IN [n IN ns[1..] WHERE NOT n.content ENDS WITH '?'] + rs WHERE any(k IN $event_keys WHERE "
+     "k IN keys(facts) AND x[k] IS NOT NULL)]) AS events, "
+     "reduce(acc = coalesce($prefix_keys[ns[0].uid], []), x IN [n IN ns WHERE"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
-     "size([k IN keys(facts) WHERE k IN ks]) AS known, size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
+     "events, size([k IN keys(facts) WHERE k IN ks]) AS known, "
+     "coalesce($prefix_passed[ns[0].uid], 0) + size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
      "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
      "AS positional,"),
     # of equally good paths, the one passing fewest actions on the way is the step the patient is at now (the
     # treatment before the surveillance that follows it)
-    ("ORDER BY unknown ASC, known DESC", "ORDER BY unknown ASC, positional DESC, known DESC, passed ASC"),
+    ("ORDER BY unknown ASC, known DESC", "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, passed ASC"),
     ("collect({t: t, known: known, unknown: unknown}) AS ranked",
-     "collect({t: t, known: known, unknown: unknown, positional: positional, passed: passed}) AS ranked"),
+     "collect({t: t, known: known, unknown: unknown, positional: positional, events: events, passed: passed}) "
+     "AS ranked"),
     ("WHERE r.known = ranked[0].known AND",
-     "WHERE r.positional = ranked[0].positional AND r.known = ranked[0].known AND r.passed = ranked[0].passed AND"),
+     "WHERE r.positional = ranked[0].positional AND r.events = ranked[0].events AND r.known = ranked[0].known "
+     "AND r.passed = ranked[0].passed AND"),
 )
 
 
@@ -129,4 +164,4 @@ def cypher_from_starts(sketch: QuerySketch) -> str:
 
 
 __all__ = ["PositionTests", "bodies", "clarification", "constraint_key", "cypher_from_starts", "missing_facts",
-           "position_weights", "start_nodes"]
+           "position_weights", "start_nodes", "walk_query"]

@@ -47,9 +47,12 @@ def test_fallback_for_whom_question_is_conditions() -> None:
 
 
 def test_position_tests_are_course_facts_and_subtypes() -> None:
+    tests = PositionTests.of({"age": 44.0, "ph": "+", "response": "cr", "histology": "papillary"})
+    assert tests.tests == (("histology", "papillary"), ("response", "cr"))
+    # after a stated relapse the response is the one to re-induction: the walk starts at the relapse's tests only
     tests = PositionTests.of({"age": 44.0, "ph": "+", "disease_status": "relapsed", "response": "cr",
                               "histology": "papillary"})
-    assert tests.tests == (("disease_status", "relapsed"), ("histology", "papillary"), ("response", "cr"))
+    assert tests.tests == (("disease_status", "relapsed"), ("histology", "papillary"))
 
 
 def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
@@ -57,7 +60,8 @@ def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
         text = cypher_from_starts(QuerySketch(qtype, "ALL", ("age", "ph"), treatment))
         assert "WHERE root.uid IN $starts" in text
         assert "NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }" not in text
-        assert "ORDER BY unknown ASC, positional DESC, known DESC" in text
+        assert "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, passed ASC" in text
+        assert "$prefix_keys[ns[0].uid]" in text and "$prefix_passed[ns[0].uid]" in text
 
 
 def test_conditions_query_has_no_walk() -> None:

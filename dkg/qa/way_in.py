@@ -1,0 +1,152 @@
+"""The way into the pathway: which position starts (:func:`dkg.qa.pathway.start_nodes`) a root reaches along a
+path consistent with the stated facts, and which stated facts that path tests.
+
+A walk from a start inside the pathway (a relapse page, a response assessment) counts the stated facts tested
+on the way in as used, as a walk from the root does; otherwise a later page that re-tests one of them (the
+surveillance page testing the histology again) would look better informed than the step the patient is at.
+
+The way in is checked against every stated fact except the event that moved the patient on (a relapse: its
+page is entered whatever came before) and, once such an event is stated, the facts about the course after it
+(the response to re-induction is not the response to induction). An event that is not stated is never
+assumed: a relapse page is no start for a question that states no relapse. Which keys those are is lexicon
+data (``course_events`` in dkg/lexicon/data/clinical_facts.yaml).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from dkg.errors import ConstraintError
+from dkg.graph.db import Graph, named_queries
+from dkg.lexicon.clinical import course_events
+from dkg.types import Constraint, Op
+
+FactValue = float | str
+
+
+def holds(constraint: Constraint, value: FactValue) -> bool:
+    """Whether a stated value satisfies a constraint ('any' is met by every value but 'none', as in the walk).
+
+    >>> holds(Constraint.parse("age in [15,39]"), 34.0), holds(Constraint.parse("metastasis=any"), "lung")
+    (True, True)
+    >>> holds(Constraint.parse("response!=progression"), "progression")
+    False
+    """
+    target = constraint.value
+    if isinstance(value, float):
+        if constraint.op is Op.IN and isinstance(target, tuple):
+            return target[0] <= value <= target[1]
+        if not isinstance(target, (int, float)):
+            return False
+        return {Op.EQ: value == target, Op.NE: value != target, Op.LT: value < target, Op.LE: value <= target,
+                Op.GT: value > target, Op.GE: value >= target}[constraint.op]
+    values = target if isinstance(target, frozenset) else frozenset({str(target)})
+    inside = value in values or ("any" in values and value != "none")
+    return not inside if constraint.op is Op.NE else inside
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One arrow of the walk and the conditions crossing it checks (its own and those of the box it enters)."""
+
+    source: str
+    target: str
+    tests: tuple[Constraint, ...]
+    target_tests: tuple[Constraint, ...]
+    action: bool
+
+
+def _parse(texts: list[str] | None) -> tuple[Constraint, ...]:
+    out = []
+    for text in texts or []:
+        try:
+            out.append(Constraint.parse(text))
+        except ConstraintError:
+            continue  # a constraint the vocabulary no longer knows tests nothing the question can state
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class WayInFacts:
+    """What the way in checks: ``facts`` must hold where tested; a test of a ``required`` key blocks unless
+    the key is stated (``facts`` leaves it out when it is the stated event)."""
+
+    facts: dict[str, FactValue]
+    required: frozenset[str]
+
+
+def way_in_facts(facts: dict[str, FactValue]) -> WayInFacts:
+    """The stated facts the way in must agree with, and the event keys it may not assume (module docstring)."""
+    events = course_events()
+    stated_event = any(str(facts.get(k)) in values for k, values in events.event.items())
+    checked = {k: v for k, v in facts.items() if k not in events.event and not (stated_event and k in events.resets)}
+    return WayInFacts(checked, frozenset(k for k in events.event if k not in facts))
+
+
+@dataclass(frozen=True)
+class Way:
+    """The best way in to one node: the stated keys it tests and the actions it passes (the node included)."""
+
+    keys: frozenset[str]
+    actions: int
+
+    def better_than(self, other: Way) -> bool:
+        return (len(self.keys), -self.actions) > (len(other.keys), -other.actions)
+
+
+class WayIn:
+    """The arrows of one guideline version, read once, and the consistent ways from its roots to any node."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        """From rows of the ``walk_edges`` query (a, b, arrow, box, action)."""
+        self.edges: dict[str, list[Edge]] = defaultdict(list)
+        targets: set[str] = set()
+        sources: set[str] = set()
+        for r in rows:
+            self.edges[r["a"]].append(Edge(r["a"], r["b"], _parse(r["arrow"]), _parse(r["box"]), bool(r["action"])))
+            sources.add(r["a"])
+            targets.add(r["b"])
+        self.roots = sorted(sources - targets)
+
+    @classmethod
+    def of(cls, graph: Graph, guideline: str, version: str) -> WayIn:
+        """The arrows of one guideline version as loaded in the graph."""
+        return cls(graph.read(named_queries("qa_pathway")["walk_edges"], {"guideline": guideline, "version": version}))
+
+    def ways(self, checked: WayInFacts) -> dict[str, Way]:
+        """Node uid → the best consistent way from a root to it (most stated keys tested, then fewest actions
+        passed), for every node a root reaches consistently with ``checked``."""
+        facts = checked.facts
+        best: dict[str, Way] = {root: Way(frozenset(), 0) for root in self.roots}
+        for node in self._topological():
+            if node not in best:
+                continue
+            for edge in self.edges.get(node, []):
+                checks = edge.tests + edge.target_tests
+                if any(c.key in checked.required for c in checks):
+                    continue
+                if not all(c.key not in facts or holds(c, facts[c.key]) for c in checks):
+                    continue
+                way = Way(best[node].keys | {c.key for c in checks if c.key in facts},
+                          best[node].actions + int(edge.action))
+                if edge.target not in best or way.better_than(best[edge.target]):
+                    best[edge.target] = way
+        return best
+
+    def _topological(self) -> list[str]:
+        indegree: dict[str, int] = defaultdict(int)
+        for edges in self.edges.values():
+            for edge in edges:
+                indegree[edge.target] += 1
+        ready = list(self.roots)
+        order: list[str] = []
+        while ready:
+            node = ready.pop()
+            order.append(node)
+            for edge in self.edges.get(node, []):
+                indegree[edge.target] -= 1
+                if indegree[edge.target] == 0:
+                    ready.append(edge.target)
+        return order

@@ -1,0 +1,106 @@
+"""Failure classes of the own-wording clinician questions (datasets/qa/clinician_wordings.jsonl, issue #17) in
+reading patient facts: each test names the class, with wordings that are not the dataset's."""
+
+from __future__ import annotations
+
+import pytest
+
+from dkg.lexicon.clinical import implied_facts
+from dkg.qa.facts import detect_guidelines, extract_facts
+
+
+def facts(question: str) -> dict[str, float | str]:
+    return implied_facts(extract_facts(question))
+
+
+@pytest.mark.parametrize(("question", "age"), [
+    ("Frail pt (83) with Ph+ ALL, what induction?", 83.0),
+    ("a gentleman (67) with a renal mass", 67.0),
+    ("boy (9) with Wilms tumour", 9.0),
+])
+def test_an_age_in_brackets_after_the_person_is_read(question: str, age: float) -> None:
+    assert facts(question)["age"] == age
+
+
+@pytest.mark.parametrize(("question", "key"), [
+    ("Ph- B-ALL in a 61M with CKD stage 4 on dialysis planning", "stage"),
+    ("chronic kidney disease stage 3 and Ph+ ALL", "stage"),
+    ("clear cell RCC, Fuhrman grade 3, 5 cm, stage I", "grade"),
+])
+def test_another_scale_is_not_the_cancer_stage_or_grade(question: str, key: str) -> None:
+    assert key not in facts(question) or key == "stage" and facts(question)[key] == "I"
+
+
+def test_the_cancer_stage_beside_another_scale_is_still_read() -> None:
+    assert facts("stage III Wilms tumour, CKD stage 2")["stage"] == "III"
+
+
+@pytest.mark.parametrize("question", [
+    "Ph-neg B-ALL, 60F, COPD on home O2 and insulin-dependent diabetes, so substantial comorbidities. Induction?",
+    "Ewing sarcoma, 55M, heart failure, renal impairment and significant comorbidities overall",
+])
+def test_a_summary_of_the_comorbidities_wins_over_the_ones_listed(question: str) -> None:
+    assert facts(question)["comorbidity"] == "substantial"
+
+
+def test_one_listed_comorbidity_alone_is_kept() -> None:
+    assert facts("Ewing sarcoma of the rib, 50M with heart failure")["comorbidity"] == "cardiac"
+
+
+@pytest.mark.parametrize(("question", "ph"), [
+    ("End of induction BCR-ABL1 MRD undetectable in this Ph+ ALL", "+"),
+    ("B-ALL, bcr-abl1- on FISH", "-"),
+])
+def test_a_wording_ending_in_a_sign_needs_the_sign(question: str, ph: str) -> None:
+    assert facts(question)["ph"] == ph
+
+
+@pytest.mark.parametrize(("question", "necrosis"), [
+    ("Osteosarcoma after resection: necrosis only 40%, margins negative", 40.0),
+    ("necrosis was about 95 % in the specimen", 95.0),
+    ("70 percent tumour necrosis", 70.0),
+])
+def test_percent_necrosis_with_words_between(question: str, necrosis: float) -> None:
+    assert facts(question)["necrosis"] == necrosis
+
+
+@pytest.mark.parametrize(("question", "key", "value"), [
+    ("Low grade chondro of the scapula", "histology", "chondrosarcoma"),
+    ("focally anaplastic Wilms, stage I", "histology", "focal_anaplasia"),
+    ("Wilms, diffuse anaplastic, stage III", "histology", "diffuse_anaplasia"),
+    ("high-grade OS of the tibia, localised", "histology", "osteosarcoma"),
+    ("the specimen shows a positive margin", "margin", "positive"),
+    ("close margin on the final pathology", "margin", "close"),
+    ("grade 2 chondrosarcoma excised last month", "prior_therapy", "surgery"),
+    ("Ph- ALL; he has major comorbidities", "comorbidity", "substantial"),
+    ("parosteal osteosarcoma of the femur", "grade", "low"),
+    ("periosteal osteosarcoma of the tibia", "grade", "intermediate"),
+])
+def test_clinicians_wordings_of_facts(question: str, key: str, value: str) -> None:
+    assert facts(question)[key] == value
+
+
+def test_a_guideline_is_implied_by_its_wordings_and_the_values_only_it_tests() -> None:
+    assert detect_guidelines("58 y/o with high-grade OS of the humerus") == ["bone"]
+    assert detect_guidelines("Low grade chondro in the iliac wing") == ["bone"]
+    assert detect_guidelines("What is the OS benefit of pembrolizumab in RCC?") == ["kidney"]
+    assert detect_guidelines("Ph-like B-ALL genetics") == ["ALL"]
+
+
+@pytest.mark.parametrize(("question", "implied"), [
+    # a margin status exists only for a resection specimen
+    ("chondrosarcoma of the femur, margins clear", {"prior_therapy": "surgery", "resectable": "yes"}),
+    # conventional osteosarcoma is high-grade; a named low-grade variant keeps its grade
+    ("osteosarcoma of the femur with lung mets", {"grade": "high"}),
+    ("low-grade central osteosarcoma", {"grade": "low"}),
+])
+def test_implied_facts(question: str, implied: dict[str, str]) -> None:
+    found = facts(question)
+    assert {k: found.get(k) for k in implied} == implied
+
+
+def test_the_first_remission_is_history_once_a_relapse_is_stated() -> None:
+    assert "response" not in facts("45 yo, first relapse of Ph- B-ALL two years into CR1. Options?")
+    assert facts("Ph+ ALL relapsed on imatinib, re-induced with ponatinib and now back in CR")["response"] == "cr"
+    # without a relapse, CR1 is where the patient is
+    assert facts("Ph- B-ALL in CR1, MRD negative")["response"] == "cr"

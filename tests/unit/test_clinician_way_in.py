@@ -1,0 +1,43 @@
+"""The way into the pathway (dkg/qa/way_in.py): position starts a question's facts reach from a root, and the
+facts that way tests (issue #17 own wordings: a partial response landing on the relapse page; a surveillance
+page re-testing the histology preferred over the adjuvant step)."""
+
+from __future__ import annotations
+
+from dkg.qa.way_in import WayIn, way_in_facts
+
+# root -> decision 'metastasis=none' -> question box: progression? YES -> relapse page / NO -> local control;
+# the relapse page is also reached from surveillance when a recurrence is confirmed
+ROWS = [
+    {"a": "root", "b": "local", "arrow": [], "box": ["metastasis=none"], "action": False},
+    {"a": "local", "b": "induction", "arrow": [], "box": [], "action": True},
+    {"a": "induction", "b": "q_prog", "arrow": [], "box": [], "action": False},
+    {"a": "q_prog", "b": "relapse_entry", "arrow": ["response=progression"], "box": [], "action": True},
+    {"a": "q_prog", "b": "surgery", "arrow": ["response!=progression"], "box": [], "action": True},
+    {"a": "surgery", "b": "surveillance", "arrow": [], "box": [], "action": True},
+    {"a": "surveillance", "b": "relapse_entry", "arrow": ["disease_status=recurrent"], "box": [], "action": True},
+    {"a": "relapse_entry", "b": "relapse_early", "arrow": [], "box": ["disease_status=relapsed"], "action": False},
+    {"a": "relapse_early", "b": "second_line", "arrow": [], "box": [], "action": True},
+]
+
+
+def test_a_stated_response_blocks_the_way_through_another_response() -> None:
+    ways = WayIn(ROWS).ways(way_in_facts({"metastasis": "none", "response": "pr"}))
+    assert "surgery" in ways and "relapse_entry" not in ways
+
+
+def test_an_unstated_relapse_is_never_assumed() -> None:
+    ways = WayIn(ROWS).ways(way_in_facts({"metastasis": "none"}))
+    assert "relapse_entry" in ways and "second_line" not in ways
+
+
+def test_a_stated_relapse_opens_its_page_whatever_came_before() -> None:
+    # relapsed vs the page's 'recurrent' wording, and a response stated for after the relapse, do not block
+    ways = WayIn(ROWS).ways(way_in_facts({"metastasis": "none", "disease_status": "relapsed", "response": "cr"}))
+    assert "second_line" in ways
+
+
+def test_the_way_in_reports_the_stated_keys_it_tests_and_the_actions_it_passes() -> None:
+    way = WayIn(ROWS).ways(way_in_facts({"metastasis": "none", "response": "pr"}))["surveillance"]
+    assert way.keys == frozenset({"metastasis", "response"})
+    assert way.actions == 3  # induction, surgery, surveillance
