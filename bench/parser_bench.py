@@ -12,6 +12,8 @@ annotated by hand, a fixed dev/held-out split in ``split.json``) and their scans
 ``dkg.corpus.real_scans`` at ``--real-dpi`` (repeatable; default 200); ``--real-only`` skips the corpus run.
 Each real page is parsed on its own; edges are scored per split (``edge_f1_real_{digital,scanned}_{dev,heldout}``)
 and per page, and a page whose parse raises is recorded under ``real_errors`` (it scores as no edges).
+``--real-dpi 200 --real-dpi 150 --real-dpi 300`` gives one row per resolution (``edge_f1_real_scanned_<dpi>_*``);
+``--jobs 3`` scores the resolutions side by side, one process each.
 ``edge_f1_real_scanned_{dev,heldout}`` (no resolution in the key) are the scores at the first ``--real-dpi``
 (200 by default, recorded as ``real_scanned_keys_dpi``); ``edge_f1_fuzzy_real_*`` match head and tail texts at
 fuzzy ratio >= 90 (OCR misreads a letter or two) and are shown beside the exact scores, never instead.
@@ -151,8 +153,14 @@ def _real_route(root: Path, pages: list[RealPage], route: str, pdf_of: Any) -> d
     return figures
 
 
-def real_figures(root: Path, dpis: list[int], scans_dir: Path | None) -> dict[str, Any]:
-    """Edge scores on the real pages, digital and scanned at each of ``dpis``."""
+def _scanned_route(root: Path, pages: list[RealPage], scans: Path, dpi: int) -> dict[str, Any]:
+    """Scores of the scans at ``dpi`` (a module-level function, so a worker process can run it)."""
+    return _real_route(root, pages, f"scanned_{dpi}", lambda p: (scans / scan_name(p, dpi), 1))
+
+
+def real_figures(root: Path, dpis: list[int], scans_dir: Path | None, jobs: int = 1) -> dict[str, Any]:
+    """Edge scores on the real pages, digital and scanned at each of ``dpis`` (``jobs`` resolutions at once,
+    each in its own process; the per-resolution pages/s then share the cores)."""
     listed = real_pages(root)
     pages = [p for p in listed if (root / "gold" / f"{p.page_id}-edges.csv").is_file()]
     figures: dict[str, Any] = {"real_pages_without_gold": [p.page_id for p in listed if p not in pages]}
@@ -160,8 +168,14 @@ def real_figures(root: Path, dpis: list[int], scans_dir: Path | None) -> dict[st
     with tempfile.TemporaryDirectory(prefix="dkg-real-scans-") as tmp:
         out = scans_dir or Path(tmp)
         write_real_scans(root, out, dpis=tuple(dpis))
-        for dpi in dpis:
-            scanned = _real_route(root, pages, f"scanned_{dpi}", lambda p, d=dpi: (out / scan_name(p, d), 1))
+        if jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=min(jobs, len(dpis))) as pool:
+                by_dpi = list(pool.map(_scanned_route, *zip(*[(root, pages, out, d) for d in dpis], strict=True)))
+        else:
+            by_dpi = [_scanned_route(root, pages, out, dpi) for dpi in dpis]
+        for dpi, scanned in zip(dpis, by_dpi, strict=True):
             figures.update(scanned)
             if dpi == dpis[0]:
                 figures.update({k.replace(f"scanned_{dpi}", "scanned"): v for k, v in scanned.items()
@@ -195,9 +209,11 @@ def main() -> None:
     parser.add_argument("--real-dpi", type=int, action="append", help="scan resolution (repeatable; default 200)")
     parser.add_argument("--real-scans-dir", type=Path, default=None,
                         help="write the real scans here (default: a temporary folder)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="score this many scan resolutions at once, one process each (default 1)")
     args = parser.parse_args()
     if args.real or args.real_only:
-        real = real_figures(args.real_root, args.real_dpi or [200], args.real_scans_dir)
+        real = real_figures(args.real_root, args.real_dpi or [200], args.real_scans_dir, args.jobs)
         _write_merged(args.out, real)
         print(json.dumps(real, indent=1, ensure_ascii=False))
         if args.real_only:
