@@ -117,7 +117,9 @@ def main() -> None:
         for metric, value in f1(totals[kind], totals["predicted"], totals["gold"]).items():
             figures[f"micro_{metric}_{kind}"] = round(value, 3)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    kept = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
+    kept = {k: v for k, v in kept.items() if not (k.startswith(("micro_", "smog-")) or k in ("pages", "seconds_total"))}
+    args.out.write_text(json.dumps({**kept, **figures}, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in figures.items() if k.startswith(("micro", "seconds", "pages"))}, indent=2))
 
 

@@ -271,3 +271,17 @@ def entry_of(spec: KeySpec) -> dict[str, Any]:
 
 
 VOCABULARY: dict[str, KeySpec] = load_vocabulary()
+
+
+ONBOARDED_MARK = "topic.yaml"
+"""The file an onboarded guideline's folder holds instead of YAML sources (read by dkg/lexicon/topics.py)."""
+
+
+def onboarded_sources(root: Path = GUIDELINES_ROOT) -> frozenset[str]:
+    """Guidelines whose vocabulary came from onboarding a PDF (their folder has a ``topic.yaml``), by name.
+
+    Their keys are read by the question-answering rule layer from their vocabulary entries
+    (:mod:`dkg.qa.vocabulary_facts`); the constraint extractor's fixed phrases leave them out, so the shipped
+    guidelines' extraction does not change when a guideline is onboarded."""
+    return frozenset(s.source for s in VOCABULARY.values()
+                     if s.source != "base" and (root / s.source / ONBOARDED_MARK).is_file())

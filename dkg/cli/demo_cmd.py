@@ -17,7 +17,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from dkg import MEDICAL_DISCLAIMER
-from dkg.answers import Answer
 from dkg.cli.common import app, cell, console, echo, friendly_errors
 from dkg.cli.render import print_answer
 from dkg.config import get_settings
@@ -58,10 +57,12 @@ def _onboarded_guidelines(graph: Graph) -> None:
     development items) answered by the rule layer, with route and evidence."""
     import tempfile
 
-    from dkg.answering import route_answer
+    from dkg.answering import GragAnswerer, route_answer
+    from dkg.cli.onboard_cmd import _reindex as reindex
     from dkg.evaluation.onboarded_qa import load_items, split
     from dkg.graph.drafts_replay import load_review, onboard_reviewed, review_files
     from dkg.qa.service import TextToCypherService
+    from dkg.retrieval.grag import Retriever
     from dkg.vocabulary import GUIDELINES_ROOT
 
     for path in review_files(GUIDELINES_ROOT):
@@ -70,6 +71,7 @@ def _onboarded_guidelines(graph: Graph) -> None:
                   "(onboard → recorded review → publish)")
         with tempfile.TemporaryDirectory(prefix="dkg-onboard-") as work:
             report = onboard_reviewed(graph, path, work=Path(work), echo=_dim)
+        reindex(graph)  # publishing refreshes the retrieval index, as `dkg publish` does
         echo(f"draft: {report.boxes} boxes, {report.arrows} arrows; review replayed: {report.actions} audited "
              f"action(s); published: {report.counts['nodes']} nodes, {report.counts['decision']} decision, "
              f"{report.counts['relations']} relations ({time.perf_counter() - t:.0f} s)")
@@ -81,20 +83,14 @@ def _onboarded_guidelines(graph: Graph) -> None:
             continue
         dev, _held_out = split(load_items(questions))
         rules = TextToCypherService(graph.settings, graph=graph, rules_only=True)
+        # built only when the rule layer has no answer (the index exists in the demo: step 5)
+        grag = GragAnswerer(lambda text, k: Retriever(graph).answer(text, k))
         for item in [i for i in dev if i.type in ("next_step", "advise")][:3]:
             console.print(f"\n[bold cyan]Q:[/] {escape(item.question)}", highlight=False)
             start = time.perf_counter()
-            result = route_answer(item.question, rules, _NoRetrieval())
+            result = route_answer(item.question, rules, grag)
             print_answer(console, result.answer, elapsed_ms=(time.perf_counter() - start) * 1000,
                          evidence_limit=3, show_paths=False, show_disclaimer=False)
-
-
-class _NoRetrieval:
-    """The demo's onboarded questions are answered by text-to-Cypher rules only (the index is not rebuilt)."""
-
-    def answer(self, question: str) -> Answer:
-        return Answer(question=question, route="grag", answer="",
-                      no_answer_reason="the retrieval index was built before this guideline was published")
 
 
 @app.command()

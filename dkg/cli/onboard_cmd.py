@@ -237,3 +237,27 @@ def unpublish_command(guideline: str = GUIDELINE, version: str = VERSION, who: s
         echo(f"unpublished {guideline} {version}: now a draft with {items} item(s)")
         if reindex:
             _reindex(graph)
+
+
+@review_app.command("replay")
+@friendly_errors
+def replay_command(
+    review_file: Path = typer.Argument(..., help="A recorded review: datasets/guidelines/<name>/review-<v>.yaml."),
+    reindex: bool = REINDEX,
+) -> None:
+    """Onboard the review file's PDF, replay its recorded decisions (audited) and publish; a version already
+    loaded is replaced. Refused before any review when the draft's items are not the ones reviewed."""
+    import tempfile
+
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts_replay import onboard_reviewed
+
+    with open_graph() as graph, tempfile.TemporaryDirectory(prefix="dkg-replay-") as work:
+        report = onboard_reviewed(graph, review_file, work=Path(work), echo=echo)
+        echo(f"published {report.guideline} {report.version}: {report.counts['nodes']} nodes, "
+             f"{report.counts['decision']} decision, {report.counts['relations']} relations "
+             f"({report.actions} review actions replayed)")
+        if not report.matches_shipped:
+            echo(f"note: the published vocabulary differs from datasets/guidelines/{report.guideline}/vocabulary.yaml")
+        if reindex:
+            _reindex(graph)

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from dkg.types import Constraint, Op
-from dkg.vocabulary import VOCABULARY, KeyKind
+from dkg.vocabulary import VOCABULARY, KeyKind, onboarded_sources
 
 _NEGATOR = re.compile(r"\b(?:without|no|not|non|absence\s+of|free\s+of|lack\s+of|lacking|neither|nor)\b")
 _B = r"(?<![\w+-])"  # word start that is not inside a hyphenated word
@@ -176,9 +176,10 @@ def _fixed_phrases() -> list[tuple[str, str, re.Pattern[str]]]:
     table: list[tuple[str, str, str]] = []
     for (key, value), patterns in _EXTRA_FIXED.items():
         table.extend((key, value, p) for p in patterns)
+    onboarded = onboarded_sources()
     for spec in VOCABULARY.values():
-        if spec.kind is not KeyKind.CATEGORICAL:
-            continue
+        if spec.kind is not KeyKind.CATEGORICAL or spec.source in onboarded:
+            continue  # an onboarded guideline's wordings ('heart failure' as a sign) must not read other guidelines
         for value, synonyms in spec.values.items():
             if spec.name in ("prior_therapy", "metastasis", "mrd") and value not in ("none", "any"):
                 continue  # bare site/therapy words need their head word ("lung metastases", "prior TKI")

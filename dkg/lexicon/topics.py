@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dkg.lexicon.errors import LexiconError
+from dkg.vocabulary import ONBOARDED_MARK
 
 TOPICS_PATH = Path(__file__).resolve().parent / "data" / "guideline_topics.yaml"
 _ILLUSTRATIVE = re.compile(r"\s*\((?:illustrative)[^)]*\)\s*", re.IGNORECASE)
@@ -105,7 +106,7 @@ def source_names(title: str, diseases: list[str]) -> list[str]:
     return list(dict.fromkeys(n for n in [head, *diseases] if len(n) >= 3))
 
 
-ONBOARDED_TOPIC_FILE = "topic.yaml"
+ONBOARDED_TOPIC_FILE = ONBOARDED_MARK
 
 
 class OnboardedTopic(TopicEntry):
@@ -163,5 +164,5 @@ def guideline_topics() -> tuple[GuidelineTopic, ...]:
 
 
 def known_guidelines() -> tuple[str, ...]:
-    """The codes of the guidelines whose sources ship with the project, sorted."""
+    """The codes of the known guidelines (shipped sources, then onboarded topic files), sorted."""
     return tuple(sorted(t.guideline for t in guideline_topics()))

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from dkg.lexicon.clinical import negation
-from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec
+from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources
 
 if TYPE_CHECKING:
     import pint
@@ -43,14 +43,6 @@ class _Phrase:
 def _pattern(phrase: str) -> re.Pattern[str]:
     body = re.escape(phrase.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
     return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
-
-
-def onboarded_sources() -> frozenset[str]:
-    """Guidelines whose keys this module reads: those with a vocabulary but no YAML sources."""
-    from dkg.corpus.model import discover
-
-    shipped = {code for code, _, _ in discover()}
-    return frozenset(s.source for s in VOCABULARY.values() if s.source != "base" and s.source not in shipped)
 
 
 def _keys(guidelines: Iterable[str]) -> list[KeySpec]:

@@ -48,9 +48,13 @@ def settings(neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory)
 
 @pytest.fixture(scope="module")
 def vocabulary_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A copy of the shipped guideline vocabularies: accepted keys are written here, not into the repository."""
+    """A copy of the shipped guideline vocabularies: accepted keys are written here, not into the repository. The
+    shipped onboarded guideline (cardiac-smog, its folder has a topic.yaml) defines keys for these very boxes, so
+    it is left out: the page is onboarded as the new guideline it was before that review."""
     root = tmp_path_factory.mktemp("guidelines")
     for path in GUIDELINES_ROOT.glob(f"*/{GUIDELINE_FILE}"):
+        if (path.parent / "topic.yaml").is_file():
+            continue
         (root / path.parent.name).mkdir()
         shutil.copy(path, root / path.parent.name / GUIDELINE_FILE)
     yield root
@@ -58,7 +62,8 @@ def vocabulary_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def drafted(graph: Graph, settings: Settings) -> Iterator[Graph]:
+def drafted(graph: Graph, settings: Settings, vocabulary_root: Path) -> Iterator[Graph]:
+    reload_vocabulary(root=vocabulary_root)
     _clean(graph, NAME)
     onboard(graph, PDF, NAME, VERSION, pages=PAGE, settings=settings, echo=lambda _: None)
     yield graph
