@@ -143,6 +143,11 @@ class CoreNLPServer:
         self._log: Any = None
 
     @property
+    def properties_file(self) -> Path:
+        """The server's properties, written at start into the data folder (not the working directory)."""
+        return self.settings.home / "corenlp" / f"server-{self.settings.corenlp_port}.props"
+
+    @property
     def endpoint(self) -> str:
         # stanza only starts servers whose endpoint host is literally "localhost".
         return f"http://localhost:{self.settings.corenlp_port}"
@@ -173,17 +178,24 @@ class CoreNLPServer:
                 "another port with DKG_CORENLP_PORT=<port>."
             )
         from stanza.server import CoreNLPClient, StartServer
+        from stanza.server.client import write_corenlp_props
 
         logging.getLogger("stanza").setLevel(logging.WARNING)
         log_dir = self.settings.home / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
+        # Given a dict, stanza writes the server properties to corenlp_server-<id>.props in the CURRENT directory
+        # and removes it only at a clean interpreter exit; a file path keeps them in the data folder instead.
+        props_path = self.properties_file
+        props_path.parent.mkdir(parents=True, exist_ok=True)
+        write_corenlp_props(dict(PROPERTIES), file_path=str(props_path))
         self._log = open(log_dir / "corenlp.log", "ab")  # noqa: SIM115  (closed in stop())
         began = time.monotonic()
         client = CoreNLPClient(
             start_server=StartServer.FORCE_START,
             endpoint=self.endpoint,
             classpath=f"{provider}:{lib / '*'}",
-            properties=dict(PROPERTIES),
+            properties=str(props_path),
+            output_format=PROPERTIES["outputFormat"],
             memory=self.settings.corenlp_memory,
             threads=self.threads,
             timeout=int(self.request_timeout_s * 1000 / 2),

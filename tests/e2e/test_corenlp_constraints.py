@@ -126,3 +126,16 @@ def test_missing_jars_without_download(settings: Settings, tmp_path: Path) -> No
     assert not corenlp_dir(empty).exists()
     with pytest.raises(CoreNLPJarsMissingError, match="not in"):
         ensure_jars(empty, download=False)
+
+
+
+def test_the_server_properties_are_kept_in_the_data_folder(extractor: ConstraintExtractor, settings: Settings) -> None:
+    """Given a dict, stanza writes the server properties to corenlp_server-<id>.props in the working directory
+    (left behind when the process is killed): the server is started with a file in the data folder instead."""
+    server = extractor.parser
+    assert isinstance(server, CoreNLPServer)
+    props = server.properties_file
+    assert props.parent == settings.home / "corenlp"
+    assert "annotators = tokenize,ssplit,pos,parse" in props.read_text()
+    start = " ".join(str(part) for part in server._client.start_cmd)
+    assert f"-serverProperties {props}" in start, start
