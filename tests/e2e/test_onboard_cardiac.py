@@ -13,8 +13,8 @@ import pytest
 from dkg.config import PROJECT_ROOT, Settings
 from dkg.evaluation.onboarded_qa import load_items, node_boxes, split
 from dkg.graph.db import Graph, named_queries
-from dkg.graph.drafts import review_history, unpublish, version_state
-from dkg.graph.drafts_replay import ReplayReport, onboard_reviewed
+from dkg.graph.drafts import OnboardingError, review_history, unpublish, version_state
+from dkg.graph.drafts_replay import ReplayReport, load_review, onboard_reviewed, replay
 from dkg.qa.clinician import score
 from dkg.qa.service import TextToCypherService
 from dkg.vocabulary import reload_vocabulary
@@ -80,3 +80,14 @@ def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
         assert not answer.answered and not answer.matched_nodes
         assert "not loaded" in (answer.no_answer_reason or "")
     assert not any(r["g"] == NAME for r in graph.read(named_queries("cli")["loaded_versions"]))
+
+
+def test_a_review_that_does_not_match_the_draft_changes_nothing(graph: Graph, published: ReplayReport) -> None:
+    # after unpublishing, the version is a draft again with its boxes renumbered: the recorded decisions no longer
+    # name the boxes they were made on, so the replay is refused before any action
+    if version_state(graph, NAME, VERSION)[0]:
+        unpublish(graph, NAME, VERSION, who="e2e")
+    before = len(review_history(graph, NAME, VERSION))
+    with pytest.raises(OnboardingError, match="the parser output changed since the review was recorded"):
+        replay(graph, load_review(REVIEW), echo=lambda _: None)
+    assert len(review_history(graph, NAME, VERSION)) == before
