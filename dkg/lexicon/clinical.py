@@ -626,8 +626,12 @@ def with_treatment_names(question: str) -> str:
 
 def asks(question: str, kind: Literal["advise", "conditions"]) -> bool:
     """Whether the question has the form of an advise (is X appropriate?) or conditions (for whom?) question."""
-    cues = clinical_lexicon().data.question_cues.get(kind, [])
-    return any(re.search(cue, question, re.IGNORECASE) for cue in cues)
+    data = clinical_lexicon().data
+    cues = data.question_cues.get(kind, [])
+    # only where the question asks: 'the tumour is resectable with acceptable function. Local control?' states
+    # a fact with the word 'acceptable', it does not ask whether something is acceptable
+    asked = asked_part(question)
+    return any(re.search(cue, asked, re.IGNORECASE) for cue in cues)
 
 
 def not_a_treatment(phrase: str) -> bool:
@@ -650,6 +654,15 @@ def out_of_scope(question: str) -> str | None:
     return None
 
 
+def asked_part(question: str) -> str:
+    """The sentences of ``question`` that ask (all of it when none does), joined by a space.
+
+    >>> asked_part("Stage IV RCC on cabozantinib. Is denosumab appropriate?")
+    'Is denosumab appropriate?'
+    """
+    return " ".join(_asking_sentences(question, clinical_lexicon().data.out_of_scope.ask_starts))
+
+
 def _asking_sentences(text: str, ask_starts: list[str]) -> list[str]:
     """The sentences of ``text`` that ask (end in "?" or open with an asking word); all of them if none does.
 
@@ -660,7 +673,8 @@ def _asking_sentences(text: str, ask_starts: list[str]) -> list[str]:
     """
     sentences = [s.strip() for s in re.split(r"(?<=[.?!;])\s+", text) if s.strip()]
     starts = tuple(w.lower() for w in ask_starts)
-    asking = [s for s in sentences if s.endswith("?") or re.match(r"[a-z']+", s) and s.split()[0] in starts]
+    asking = [s for s in sentences if s.endswith("?") or re.match(r"[a-z']+", s, re.IGNORECASE)
+              and s.split()[0].lower() in starts]
     return asking or sentences
 
 

@@ -24,6 +24,8 @@ CLINICIAN_DIR = PROJECT_ROOT / "datasets" / "qa"
 SOURCE_PATH = CLINICIAN_DIR / "clinician_source.jsonl"
 DEV_PATH = CLINICIAN_DIR / "clinician_dev.jsonl"
 HELDOUT_PATH = CLINICIAN_DIR / "clinician_heldout.jsonl"
+# the project's own development wordings (written independently of the source file; failures may be read)
+WORDINGS_PATH = CLINICIAN_DIR / "clinician_wordings.jsonl"
 SPLIT_SEED = "dkg-clinician-split-1"
 HELDOUT_EVERY = 3
 

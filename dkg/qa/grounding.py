@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from dkg.errors import QAError
-from dkg.lexicon.clinical import asks, not_a_treatment
+from dkg.lexicon.clinical import asked_part, asks, not_a_treatment
 from dkg.qa.facts import Facts, detect_guidelines, extract_facts, find_facts
 from dkg.qa.queries import QuerySketch, QuestionType, parse_model_output
 from dkg.qa.vocabulary_facts import find_vocabulary_facts
@@ -99,22 +99,34 @@ def ground(decoded: str, question: str, known_treatments: list[str] | None = Non
     return ground_sketch(parse_model_output(decoded), question, known_treatments, facts)
 
 
-def _masked_facts(question: str) -> str:
+def _masked_facts(question: str, known: list[str] | None = None) -> str:
     """The question with the words that state patient facts ("no metastases", "resectable") blanked out: they
-    are not treatment phrases."""
+    are not treatment phrases, unless they are part of a known treatment written out ('CAR T-cell therapy' is a
+    treatment, not a T-cell lineage)."""
+    lowered = question.lower()
+    kept = [(m.start(), m.end()) for k in known or [] if len(k) >= 8
+            for m in re.finditer(re.escape(k.lower()), lowered)]
     masked = list(question)
     for match in find_facts(question):
-        masked[match.start:match.end] = " " * (match.end - match.start)
+        if not any(a <= match.start and match.end <= b and b - a > match.end - match.start for a, b in kept):
+            masked[match.start:match.end] = " " * (match.end - match.start)
     for fact in find_vocabulary_facts(question, detect_guidelines(question)):  # an onboarded guideline's facts
         masked[fact.start:fact.end] = " " * (fact.end - fact.start)
     return "".join(masked)
+
+
+def asked_treatment(question: str, known: list[str]) -> str | None:
+    """The known treatment the question asks about: one named where it asks ('..., on cabozantinib. Is denosumab
+    appropriate?' asks about denosumab), else one named anywhere; patient-fact words are never one."""
+    masked = _masked_facts(question, known)
+    return treatment_in_question(asked_part(masked), known) or treatment_in_question(masked, known)
 
 
 def fallback_sketch(question: str, guideline: str, known_treatments: list[str], facts: Facts) -> QuerySketch | None:
     """A query built from the question alone (used only when no decoded beam can be grounded): patient facts
     and a treatment in a question of the advise form → advise; a treatment in a "for whom" question, or a
     treatment only → conditions; facts otherwise → next step."""
-    treatment = treatment_in_question(_masked_facts(question), known_treatments)
+    treatment = asked_treatment(question, known_treatments)
     if treatment and asks(question, "conditions"):
         return QuerySketch(QuestionType.CONDITIONS, guideline, (), treatment)
     if facts and treatment and asks(question, "advise"):
@@ -149,7 +161,7 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
     if sketch.qtype is QuestionType.NEXT_STEP and known_treatments and asks(question, "advise"):
         # the question has the advise form and names a treatment the guideline knows: it asks about that
         # treatment, whatever query type was decoded
-        named = treatment_in_question(_masked_facts(question), known_treatments)
+        named = asked_treatment(question, known_treatments)
         if named:
             repairs.append(f"the question asks whether {named!r} is advisable; answered as advise")
             sketch = QuerySketch(QuestionType.ADVISE, sketch.guideline, sketch.keys, named)

@@ -47,7 +47,8 @@ def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, flo
     return sorted(_starts(graph, guideline, version, facts))
 
 
-def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float | str]) -> dict[str, Way]:
+def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float | str],
+            way_in: WayIn | None = None) -> dict[str, Way]:
     """Start uid → the best way in to it (nothing for a root)."""
     tests = PositionTests.of(facts)
     queries = named_queries("qa_pathway")
@@ -61,7 +62,7 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
     lexicon = clinical_lexicon().data
     # the way in is checked with the broader value of a subtype (papillary reaches the non-clear-cell page)
     checked = way_in_facts({k: lexicon.broader.get(k, {}).get(str(v), v) for k, v in facts.items()})
-    reached = WayIn.of(graph, guideline, version).ways(checked)
+    reached = (way_in or WayIn.of(graph, guideline, version)).ways(checked)
     out.update({uid: reached[uid] for uid in candidates if uid in reached})
     return out
 
@@ -72,7 +73,8 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object]) -> 
     the stated keys tested and the actions passed on the way in to each start, which the walk counts as a walk
     from the root would; ``$event_keys``: the keys of course events, lexicon data)."""
     stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
-    starts = _starts(graph, sketch.guideline, str(params["version"]), stated)
+    way_in = WayIn.of(graph, sketch.guideline, str(params["version"]))
+    starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in)
     return cypher_from_starts(sketch), {
         **params, "starts": sorted(starts), "position_weights": position_weights(),
         "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
@@ -133,19 +135,21 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
      "k IN keys(facts) AND x[k] IS NOT NULL)]) AS events, "
      "reduce(acc = coalesce($prefix_keys[ns[0].uid], []), x IN [n IN ns WHERE"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
-     "events, size([k IN keys(facts) WHERE k IN ks]) AS known, "
+     "events, size([k IN keys(facts) WHERE k IN ks]) AS known, size([k IN ks WHERE k IN keys(facts)]) AS tested, "
      "coalesce($prefix_passed[ns[0].uid], 0) + size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
      "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
      "AS positional,"),
     # of equally good paths, the one passing fewest actions on the way is the step the patient is at now (the
-    # treatment before the surveillance that follows it)
-    ("ORDER BY unknown ASC, known DESC", "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, passed ASC"),
+    # treatment before the surveillance that follows it); then the one testing the stated facts more often (of two
+    # branches of one decision, the one whose arrow tests the stated age)
+    ("ORDER BY unknown ASC, known DESC",
+     "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, passed ASC, tested DESC"),
     ("collect({t: t, known: known, unknown: unknown}) AS ranked",
-     "collect({t: t, known: known, unknown: unknown, positional: positional, events: events, passed: passed}) "
-     "AS ranked"),
+     "collect({t: t, known: known, unknown: unknown, positional: positional, events: events, passed: passed, "
+     "tested: tested}) AS ranked"),
     ("WHERE r.known = ranked[0].known AND",
      "WHERE r.positional = ranked[0].positional AND r.events = ranked[0].events AND r.known = ranked[0].known "
-     "AND r.passed = ranked[0].passed AND"),
+     "AND r.passed = ranked[0].passed AND r.tested = ranked[0].tested AND"),
 )
 
 

@@ -41,3 +41,4 @@ def test_the_way_in_reports_the_stated_keys_it_tests_and_the_actions_it_passes()
     way = WayIn(ROWS).ways(way_in_facts({"metastasis": "none", "response": "pr"}))["surveillance"]
     assert way.keys == frozenset({"metastasis", "response"})
     assert way.actions == 3  # induction, surgery, surveillance
+
