@@ -3,7 +3,7 @@
 A box stating one comparison ("Blood Glucose <70?", "Narrow QRS? <0.12 Second", "SBP <100") yields a
 condition on a key named after its words; when no vocabulary key has those words as its name or a synonym,
 the key itself is *proposed* (numeric, with the unit written in the box or the base vocabulary's
-``proposal_units`` hint, e.g. glucose → mg/dL). A short question box ("Rhythm shockable?") yields a proposed
+``proposal_units`` hint, e.g. glucose → mg/dL). A short question box ("Airway patent?") yields a proposed
 boolean key. The condition of a question box goes onto its branch edges: YES gets the condition
 (``blood_glucose<70``), NO its negation (``blood_glucose>=70``); a box without YES/NO branches keeps a
 numeric condition itself. Proposals are reviewed by a curator before they enter a vocabulary file.
@@ -12,8 +12,8 @@ numeric condition itself. Proposals are reviewed by a curator before they enter 
 ('blood_glucose<70', 'mg/dL')
 >>> str(branch_condition(condition_of("Blood Glucose <70?"), "NO"))
 'blood_glucose>=70'
->>> condition_of("Rhythm shockable?").proposal.kind, str(branch_condition(condition_of("Rhythm shockable?"), "Yes"))
-('boolean', 'rhythm_shockable=yes')
+>>> condition_of("Airway patent?").proposal.kind, str(branch_condition(condition_of("Airway patent?"), "Yes"))
+('boolean', 'airway_patent=yes')
 """
 
 from __future__ import annotations
