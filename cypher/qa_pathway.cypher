@@ -27,7 +27,7 @@ RETURN DISTINCT coalesce(p.uid, a.uid) AS uid;
 MATCH (a:Node {guideline: $guideline, version: $version})-[r:NEXT_STEP]->(b:Node)
 OPTIONAL MATCH (b)-[o:NEXT_STEP]->(:Node)
 WITH a, r, b, reduce(ks = [], c IN collect(o.constraints) | ks + c) AS branching
-RETURN a.uid AS a, b.uid AS b, r.constraints AS arrow, b:Action AS action,
+RETURN a.uid AS a, b.uid AS b, r.constraints AS arrow, b:Action AS action, b.content AS content,
        CASE WHEN NOT b:Decision THEN []
             WHEN NOT b.content ENDS WITH '?' THEN b.constraints
             ELSE [c IN coalesce(b.constraints, []) WHERE NOT any(x IN branching WHERE

@@ -127,7 +127,7 @@ def qa_ask(question: str = typer.Argument(..., help="The question, in quotes."))
         from dkg.qa.pathway import clarification
         stated = {k: v for k, v in answer.cypher_params.items() if k not in (
             "guideline", "version", "treatment", "starts", "position_weights", "prefix_keys", "prefix_passed",
-            "event_keys")}
+            "event_keys", "done")}
         console.print(f"[bold]to go further:[/] {escape(clarification(stated, answer.missing_facts))}",
                       highlight=False)
     if answer.cypher:

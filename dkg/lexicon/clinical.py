@@ -234,6 +234,8 @@ class ClinicalLexiconData(BaseModel):
     value_precedence: dict[str, list[str]] = Field(default_factory=dict,
                                                    description="key → values that win over its other values")
     course_events: CourseEvents = Field(default_factory=CourseEvents)
+    done_cues: list[str] = Field(default_factory=list, description="words saying a step was done ('done')")
+    done_stop_words: list[str] = Field(default_factory=list, description="words too common to tell steps apart")
 
     @field_validator("value_precedence")
     @classmethod

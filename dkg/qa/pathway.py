@@ -67,15 +67,18 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
     return out
 
 
-def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object]) -> tuple[str, dict[str, object]]:
+def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], question: str = ""
+               ) -> tuple[str, dict[str, object]]:
     """The patient query of ``sketch`` walking from the roots and the position starts of its stated facts, with
     the parameters that walk needs (``$starts``, ``$position_weights``; ``$prefix_keys`` and ``$prefix_passed``:
     the stated keys tested and the actions passed on the way in to each start, which the walk counts as a walk
-    from the root would; ``$event_keys``: the keys of course events, lexicon data)."""
+    from the root would; ``$event_keys``: the keys of course events, lexicon data; ``$done``: the actions
+    ``question`` says were done, which lose a tie to the step after them)."""
     stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
     way_in = WayIn.of(graph, sketch.guideline, str(params["version"]))
     starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in)
     return cypher_from_starts(sketch), {
+        "done": sorted(way_in.done_steps(question)),
         **params, "starts": sorted(starts), "position_weights": position_weights(),
         "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
         "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
@@ -136,6 +139,7 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
      "reduce(acc = coalesce($prefix_keys[ns[0].uid], []), x IN [n IN ns WHERE"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
      "events, size([k IN keys(facts) WHERE k IN ks]) AS known, size([k IN ks WHERE k IN keys(facts)]) AS tested, "
+     "CASE WHEN t.uid IN $done THEN 1 ELSE 0 END AS done, "
      "coalesce($prefix_passed[ns[0].uid], 0) + size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
      "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
      "AS positional,"),
@@ -143,13 +147,13 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
     # treatment before the surveillance that follows it); then the one testing the stated facts more often (of two
     # branches of one decision, the one whose arrow tests the stated age)
     ("ORDER BY unknown ASC, known DESC",
-     "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, passed ASC, tested DESC"),
+     "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, done ASC, passed ASC, tested DESC"),
     ("collect({t: t, known: known, unknown: unknown}) AS ranked",
      "collect({t: t, known: known, unknown: unknown, positional: positional, events: events, passed: passed, "
-     "tested: tested}) AS ranked"),
+     "tested: tested, done: done}) AS ranked"),
     ("WHERE r.known = ranked[0].known AND",
      "WHERE r.positional = ranked[0].positional AND r.events = ranked[0].events AND r.known = ranked[0].known "
-     "AND r.passed = ranked[0].passed AND r.tested = ranked[0].tested AND"),
+     "AND r.passed = ranked[0].passed AND r.tested = ranked[0].tested AND r.done = ranked[0].done AND"),
 )
 
 

@@ -150,6 +150,7 @@ class TextToCypherService:
         timings: dict[str, float] = {}
         self.stats["questions"] += 1
         self.last_path = "refused"
+        self._question = question  # the walk reads which steps the question says are done
         reason = self.screen(question)
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
@@ -221,7 +222,7 @@ class TextToCypherService:
         let the walk start inside the pathway as well as at its roots (:mod:`dkg.qa.pathway`)."""
         cypher = sketch.cypher()
         if sketch.qtype is not QuestionType.CONDITIONS:
-            cypher, params = walk_query(self.graph, sketch, params)
+            cypher, params = walk_query(self.graph, sketch, params, getattr(self, "_question", ""))
         rows = self.executor.run(cypher, params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)

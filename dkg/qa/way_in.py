@@ -14,16 +14,18 @@ data (``course_events`` in dkg/lexicon/data/clinical_facts.yaml).
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from dkg.errors import ConstraintError
 from dkg.graph.db import Graph, named_queries
-from dkg.lexicon.clinical import course_events
+from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.types import Constraint, Op
 
 FactValue = float | str
+_WORDS = re.compile(r"[a-z][a-z0-9/-]{2,}")
 
 
 def holds(constraint: Constraint, value: FactValue) -> bool:
@@ -56,6 +58,7 @@ class Edge:
     tests: tuple[Constraint, ...]
     target_tests: tuple[Constraint, ...]
     action: bool
+    content: str = ""
 
 
 def _parse(texts: list[str] | None) -> tuple[Constraint, ...]:
@@ -105,7 +108,8 @@ class WayIn:
         targets: set[str] = set()
         sources: set[str] = set()
         for r in rows:
-            self.edges[r["a"]].append(Edge(r["a"], r["b"], _parse(r["arrow"]), _parse(r["box"]), bool(r["action"])))
+            self.edges[r["a"]].append(Edge(r["a"], r["b"], _parse(r["arrow"]), _parse(r["box"]), bool(r["action"]),
+                                           str(r.get("content") or "")))
             sources.add(r["a"])
             targets.add(r["b"])
         self.roots = sorted(sources - targets)
@@ -134,6 +138,24 @@ class WayIn:
                 if edge.target not in best or way.better_than(best[edge.target]):
                     best[edge.target] = way
         return best
+
+    def done_steps(self, question: str) -> set[str]:
+        """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
+        done') shares at least two distinctive words with the action's own text (footnotes left out)."""
+        data = clinical_lexicon().data
+        cues = {c.lower() for c in data.done_cues}
+        stop = {w.lower() for w in data.done_stop_words}
+        clauses = [set(_WORDS.findall(c.lower())) for c in re.split(r"[.;,?!]", question)]
+        done_words = set().union(*(c for c in clauses if c & cues)) - cues - stop if clauses else set()
+        if not done_words:
+            return set()
+        out = set()
+        for edges in self.edges.values():
+            for e in edges:
+                own = set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", e.content.lower()))) - stop
+                if e.action and len(own & done_words) >= 2:
+                    out.add(e.target)
+        return out
 
     def _topological(self) -> list[str]:
         indegree: dict[str, int] = defaultdict(int)

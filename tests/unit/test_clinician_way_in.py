@@ -42,3 +42,18 @@ def test_the_way_in_reports_the_stated_keys_it_tests_and_the_actions_it_passes()
     assert way.keys == frozenset({"metastasis", "response"})
     assert way.actions == 3  # induction, surgery, surveillance
 
+
+
+def test_steps_the_question_says_were_done() -> None:
+    rows = [
+        {"a": "path", "b": "baseline", "arrow": ["margin=negative"], "box": [], "action": True,
+         "content": "Post-treatment baseline chest CT and MRI of the primary"},
+        {"a": "baseline", "b": "schedule", "arrow": [], "box": [], "action": True,
+         "content": "Exam, chest CT and primary-site imaging every 3-6 months (schedule set by the grade)"},
+    ]
+    way_in = WayIn(rows)
+    assert way_in.done_steps("Margins negative. Baseline post-op CT chest and MRI done. How often now?") == {
+        "baseline"}
+    # one shared word is not enough, and without a done cue nothing was done
+    assert way_in.done_steps("CT chest done last week") == set()
+    assert way_in.done_steps("Baseline chest CT and MRI of the primary: when?") == set()
