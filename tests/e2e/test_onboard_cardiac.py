@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fhir.resources.R4B.bundle import Bundle
 
 from dkg.config import PROJECT_ROOT, Settings
 from dkg.evaluation.onboarded_qa import load_items, node_boxes, split
+from dkg.fhir.export import check_plan, export_version
 from dkg.graph.db import Graph, named_queries
 from dkg.graph.drafts import OnboardingError, review_history, unpublish, version_state
 from dkg.graph.drafts_replay import ReplayReport, load_review, onboard_reviewed, replay
@@ -57,6 +59,21 @@ def test_the_recorded_review_replays_to_the_shipped_vocabulary(graph: Graph, pub
     assert actions[-1] == "publish"
     assert actions.count("add") == 6  # four keys and two arrows the parser missed
     assert published.counts["decision"] >= 5
+
+
+def test_the_published_guideline_exports_a_valid_fhir_plan_with_every_key_coded(
+        graph: Graph, published: ReplayReport) -> None:
+    result = export_version(graph, NAME, VERSION)
+    Bundle.model_validate(result.bundle)
+    plan = result.bundle["entry"][0]["resource"]
+    assert check_plan(plan) == [] and plan["version"] == VERSION
+    assert result.report.unmapped == [], "datasets/fhir/codes.yaml codes every key of the onboarded vocabulary"
+    assert result.report.conditions > 0
+    # the YES/NO branch constraints sit on the transitions nested in their question's action
+    transitions = [t for a in plan["action"] for t in a.get("action", [])]
+    heart_rate = [c["expression"]["expression"] for t in transitions for c in t.get("condition", [])
+                  if c["expression"]["description"].startswith("heart_rate")]
+    assert heart_rate and all("8867-4" in e for e in heart_rate)
 
 
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
