@@ -8,13 +8,14 @@ WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
 RETURN root.uid AS uid;
 
 // name: position_starts
-// $tests: [{k: key, v: value}]; a test is an arrow whose typed property lists the value (or excludes others
-// and not this one: 'response!=progression' tests a stable response), or a (non-question) decision that lists
-// it; the walk starts in front of the tested node's own decision so that its conditions are checked
+// $tests: [{k: key, v: value, course: bool}]; a test is an arrow whose typed property lists the value (or, for a
+// course fact, excludes others and not this one: 'response!=progression' tests a stable response), or a
+// (non-question) decision that lists it; the walk starts in front of the tested node's own decision so that its
+// conditions are checked
 MATCH (a:Node {guideline: $guideline, version: $version})-[r:NEXT_STEP]->(b:Node)
 WHERE any(t IN $tests WHERE t.v IN coalesce(r[t.k], [])
-          OR (r[t.k + '_not'] IS NOT NULL AND NOT t.v IN r[t.k + '_not'])
-          OR (r[t.k + '_ne'] IS NOT NULL AND NOT t.v IN r[t.k + '_ne'])
+          OR (t.course AND r[t.k + '_not'] IS NOT NULL AND NOT t.v IN r[t.k + '_not'])
+          OR (t.course AND r[t.k + '_ne'] IS NOT NULL AND NOT t.v IN r[t.k + '_ne'])
           OR (b:Decision AND NOT b.content ENDS WITH '?' AND t.v IN coalesce(b[t.k], [])))
 OPTIONAL MATCH (p:Node)-[:NEXT_STEP]->(a)
 WHERE a:Decision AND NOT a.content ENDS WITH '?'

@@ -57,7 +57,9 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
     out = {uid: Way(frozenset(), 0) for uid in roots}
     if not tests.tests:
         return out
-    inner = graph.read(queries["position_starts"], {**params, "tests": [{"k": k, "v": v} for k, v in tests.tests]})
+    course = clinical_lexicon().data.position_keys
+    inner = graph.read(queries["position_starts"], {**params, "tests": [{"k": k, "v": v, "course": k in course}
+                                                                         for k, v in tests.tests]})
     candidates = sorted({r["uid"] for r in inner} - set(roots))
     lexicon = clinical_lexicon().data
     # the way in is checked with the broader value of a subtype (papillary reaches the non-clear-cell page)

@@ -69,3 +69,11 @@ def test_the_whole_wordings_file(service: TextToCypherService, items: dict[str, 
     results = clinician.run(service, list(items.values()))
     accuracy = sum(r.correct for r in results) / len(results)
     assert accuracy >= MIN_ACCURACY, [r.id for r in results if not r.correct]
+
+
+def test_a_subtype_does_not_start_behind_an_arrow_that_excludes_another(service: TextToCypherService) -> None:
+    # 'histology != chromophobe' tests a course fact's way, not a subtype's: papillary RCC gets its own box, not
+    # also the 'neither papillary nor chromophobe' one
+    answer = service.answer("Stage IV papillary renal cell carcinoma. What systemic options?")
+    boxes = clinician.box_uids("kidney", "1.2026")
+    assert answer.matched_nodes == [boxes["kid5_tx_pap"]]
