@@ -105,7 +105,9 @@ OWN_WORDINGS: list[tuple[str, list[str] | str | None]] = [
      ["all7_tx_tki"]),
     ("T-ALL that has relapsed 14 months after diagnosis in a 25-year-old. Next step?", ["all7_tx_nel"]),
     ("Would blinatumomab be reasonable for a Ph-negative B-ALL that relapsed after consolidation?", "yes"),
-    ("Is POMP maintenance appropriate for Ph-positive ALL in remission?", "no"),
+    # Ph+ maintenance is "TKI maintenance ... with or without POMP": POMP is an option there, beside a TKI (the
+    # answer quotes that box), not the Ph-negative "POMP maintenance" box
+    ("Is POMP maintenance appropriate for Ph-positive ALL in remission?", "yes"),
     ("What dose of dasatinib do we start with in Ph+ ALL?", None),
     ("72F, 3.2 cm enhancing renal mass, cT1a N0 M0, ECOG 1. Management?", ["kid2_tx_small"]),
     ("Renal mass measuring 55 mm, stage one, no mets, in a 59 year old man. What do we offer?", ["kid2_tx_pn_rn"]),
@@ -145,6 +147,13 @@ def test_own_wordings_are_answered_from_the_right_box(service: TextToCypherServi
     else:
         assert answer.matched_nodes and all(set(uid_boxes.get(u, [])) & set(expected) for u in answer.matched_nodes), \
             [uid_boxes.get(u, u) for u in answer.matched_nodes]
+
+
+def test_an_optional_add_on_is_answered_with_the_box_that_offers_it(service: TextToCypherService,
+                                                                    uid_boxes: dict[str, list[str]]) -> None:
+    answer = service.answer("Is POMP maintenance appropriate for Ph-positive ALL in remission?")
+    assert clinician.verdict_of(answer) == "yes" and "TKI maintenance" in answer.answer, answer.answer
+    assert all("all6_tx_tki" in uid_boxes.get(u, []) for u in answer.matched_nodes), answer.matched_nodes
 
 
 # CPG-QA test items (generated questions) the rule layer once got wrong: a context sentence about vaccination
