@@ -73,6 +73,13 @@ def use_token(page: Any, token: str) -> None:
     page.click("text=Use token")
 
 
+def wait_answered(page: Any) -> None:
+    """Wait until the page reports the answer or an error, and fail with the page's own message on an error."""
+    page.wait_for_selector("#ask-status.ok, #ask-status.error", timeout=180_000)
+    status = page.locator("#ask-status")
+    assert "ok" in (status.get_attribute("class") or ""), f"the page reported: {status.inner_text()}"
+
+
 def check_layout(page: Any) -> None:
     assert page.locator("#disclaimer").inner_text().strip() == MEDICAL_DISCLAIMER
     assert page.locator("#disclaimer").is_visible()
@@ -83,7 +90,7 @@ def test_clinician_asks_and_sees_answer_cypher_and_evidence_graph(page: Any) -> 
     page.goto("/clinician")
     page.get_by_label("Question about the guidelines").fill(QUESTION)
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.wait_for_selector("#ask-status.ok")
+    wait_answered(page)
     answer = page.locator("#answer").inner_text()
     route = page.locator("#route").inner_text()
     assert route in ("text2cypher", "grag", "hybrid")
@@ -110,7 +117,7 @@ def test_node_details_never_show_null(page: Any) -> None:
     page.goto("/clinician")
     page.get_by_label("Question about the guidelines").fill(QUESTION)
     page.get_by_role("button", name="Ask", exact=True).click()
-    page.wait_for_selector("#ask-status.ok")
+    wait_answered(page)
     nodes = page.locator("svg.graph g.node")
     without_treatments = 0
     for i in range(nodes.count()):
