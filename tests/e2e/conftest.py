@@ -10,12 +10,16 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from dkg.config import Settings
 from dkg.corpus.model import discover
 from dkg.errors import CurationError
 from dkg.graph.builder import build
 from dkg.graph.db import Graph
 from dkg.graph.revision import Snapshot, snapshots_equal
 from dkg.graph.sources import input_from_source
+from dkg.qa.dataset import GenConfig
+from dkg.qa.service import TextToCypherService
+from dkg.qa.training import ensure_graph
 
 
 def _differs_from_source(graph: Graph, guideline: str, version: str) -> bool:
@@ -56,3 +60,12 @@ def shipped_versions_restored(request: pytest.FixtureRequest) -> Iterator[None]:
 def restore_shipped() -> Callable[[Graph], list[tuple[str, str]]]:
     """:func:`restore_shipped_versions`, for a test to call."""
     return restore_shipped_versions
+
+
+@pytest.fixture(scope="module")
+def rules_service(neo4j_settings: Settings, graph: Graph) -> Iterator[TextToCypherService]:
+    """The QA service without a model (the rule layer alone) on the shipped versions the dataset is built from."""
+    ensure_graph(graph, GenConfig(), lambda _m: None)
+    with TextToCypherService(neo4j_settings, graph=graph, rules_only=True,
+                             versions={g: v for g, v in GenConfig().versions}) as svc:
+        yield svc

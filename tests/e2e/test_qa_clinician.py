@@ -4,16 +4,11 @@ patient's course, treatment detection, out-of-scope refusals and the facts a cla
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from dkg.config import Settings
-from dkg.graph.db import Graph
 from dkg.qa import clinician
 from dkg.qa.dataset import DATASET_PATH, GenConfig, QAItem, load_dataset
 from dkg.qa.service import TextToCypherService
-from dkg.qa.training import ensure_graph
 
 pytestmark = [pytest.mark.neo4j]
 
@@ -34,36 +29,28 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def service(neo4j_settings: Settings, graph: Graph) -> Iterator[TextToCypherService]:
-    ensure_graph(graph, GenConfig(), lambda _m: None)
-    with TextToCypherService(neo4j_settings, graph=graph, rules_only=True,
-                             versions={g: v for g, v in GenConfig().versions}) as svc:
-        yield svc
-
-
-@pytest.fixture(scope="module")
 def items() -> dict[str, clinician.ClinicianItem]:
     return {i.id: i for i in clinician.load_items(clinician.DEV_PATH)}
 
 
 @pytest.mark.parametrize("item_id", sorted(CASES))
-def test_clinician_question_is_answered_by_the_rules(service: TextToCypherService,
+def test_clinician_question_is_answered_by_the_rules(rules_service: TextToCypherService,
                                                      items: dict[str, clinician.ClinicianItem],
                                                      item_id: str) -> None:
-    result = clinician.run(service, [items[item_id]])[0]
+    result = clinician.run(rules_service, [items[item_id]])[0]
     assert result.correct, f"{CASES[item_id]}: got {result.answer_boxes} {result.verdict} {result.no_answer_reason}"
 
 
-def test_marrow_is_not_taken_for_a_treatment(service: TextToCypherService) -> None:
-    answer = service.answer("22F, new dx Ph+ B-ALL confirmed on marrow yesterday, no PMH, otherwise well. "
+def test_marrow_is_not_taken_for_a_treatment(rules_service: TextToCypherService) -> None:
+    answer = rules_service.answer("22F, new dx Ph+ B-ALL confirmed on marrow yesterday, no PMH, otherwise well. "
                             "Plan for induction?")
     assert answer.answered and "advisable" not in answer.rows[0]
     assert "AYA" not in answer.answer and "hyper-CVAD + TKI" in answer.answer
 
 
-def test_unreviewed_comorbidities_get_a_clarifying_answer(service: TextToCypherService,
+def test_unreviewed_comorbidities_get_a_clarifying_answer(rules_service: TextToCypherService,
                                                           items: dict[str, clinician.ClinicianItem]) -> None:
-    answer = service.answer(items["dev-ALL-01"].question)
+    answer = rules_service.answer(items["dev-ALL-01"].question)
     assert answer.answer.startswith("Before induction")
     assert [(m.key, m.allowed) for m in answer.missing_facts] == [("comorbidity", ["none", "substantial"])]
 
@@ -72,22 +59,22 @@ def test_unreviewed_comorbidities_get_a_clarifying_answer(service: TextToCypherS
     ("What is the starting dose of dasatinib in mg for Ph+ ALL?", "dosing"),
     ("30M with Ph+ B-ALL in CR1 asks whether he can have the flu vaccine this winter", "vaccination"),
 ])
-def test_out_of_scope_request_is_refused_with_a_reason(service: TextToCypherService, question: str,
+def test_out_of_scope_request_is_refused_with_a_reason(rules_service: TextToCypherService, question: str,
                                                         reason: str) -> None:
-    answer = service.answer(question)
+    answer = rules_service.answer(question)
     assert not answer.answered and not answer.matched_nodes
     assert reason in (answer.no_answer_reason or "")
 
 
-def test_re_asking_with_the_missing_facts_moves_the_answer_along(service: TextToCypherService) -> None:
+def test_re_asking_with_the_missing_facts_moves_the_answer_along(rules_service: TextToCypherService) -> None:
     # the clinician page's follow-up form appends the chosen values as 'key=value' and asks again
     question = ("48 year old man, BCR-ABL1 positive B-lineage ALL on marrow; fitness and other illnesses "
                 "not assessed yet. What comes before induction?")
-    first = service.answer(question)
+    first = rules_service.answer(question)
     assert first.answered and "comorbidity" in [m.key for m in first.missing_facts]
     allowed = next(m.allowed for m in first.missing_facts if m.key == "comorbidity")
     assert "none" in allowed
-    again = service.answer(f"{question} (comorbidity=none)")
+    again = rules_service.answer(f"{question} (comorbidity=none)")
     assert again.answered and again.matched_nodes != first.matched_nodes
     assert "comorbidity" not in [m.key for m in again.missing_facts]
 
@@ -137,9 +124,10 @@ def uid_boxes() -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize(("question", "expected"), OWN_WORDINGS, ids=[f"own-{i}" for i in range(len(OWN_WORDINGS))])
-def test_own_wordings_are_answered_from_the_right_box(service: TextToCypherService, uid_boxes: dict[str, list[str]],
+def test_own_wordings_are_answered_from_the_right_box(rules_service: TextToCypherService,
+                                                      uid_boxes: dict[str, list[str]],
                                                       question: str, expected: list[str] | str | None) -> None:
-    answer = service.answer(question)
+    answer = rules_service.answer(question)
     if expected is None:
         assert not answer.answered and not answer.matched_nodes and answer.no_answer_reason
     elif isinstance(expected, str):
@@ -149,9 +137,9 @@ def test_own_wordings_are_answered_from_the_right_box(service: TextToCypherServi
             [uid_boxes.get(u, u) for u in answer.matched_nodes]
 
 
-def test_an_optional_add_on_is_answered_with_the_box_that_offers_it(service: TextToCypherService,
+def test_an_optional_add_on_is_answered_with_the_box_that_offers_it(rules_service: TextToCypherService,
                                                                     uid_boxes: dict[str, list[str]]) -> None:
-    answer = service.answer("Is POMP maintenance appropriate for Ph-positive ALL in remission?")
+    answer = rules_service.answer("Is POMP maintenance appropriate for Ph-positive ALL in remission?")
     assert clinician.verdict_of(answer) == "yes" and "TKI maintenance" in answer.answer, answer.answer
     assert all("all6_tx_tki" in uid_boxes.get(u, []) for u in answer.matched_nodes), answer.matched_nodes
 
@@ -169,9 +157,9 @@ def generated_items() -> dict[str, QAItem]:
 
 
 @pytest.mark.parametrize("item_id", GENERATED_REGRESSIONS)
-def test_generated_question_keeps_the_guidelines_own_answer(service: TextToCypherService,
+def test_generated_question_keeps_the_guidelines_own_answer(rules_service: TextToCypherService,
                                                             generated_items: dict[str, QAItem],
                                                             item_id: str) -> None:
     item = generated_items[item_id]
-    answer = service.answer(item.question)
+    answer = rules_service.answer(item.question)
     assert answer.matched_nodes == [item.expected_node], (item.question, answer.answer, answer.no_answer_reason)

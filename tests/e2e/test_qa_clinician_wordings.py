@@ -4,16 +4,10 @@ whole file."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from dkg.config import Settings
-from dkg.graph.db import Graph
 from dkg.qa import clinician
-from dkg.qa.dataset import GenConfig
 from dkg.qa.service import TextToCypherService
-from dkg.qa.training import ensure_graph
 
 pytestmark = [pytest.mark.neo4j]
 
@@ -40,40 +34,32 @@ MIN_ACCURACY = 0.9  # 58/80 before the fixes, 76/80 after (rules only)
 
 
 @pytest.fixture(scope="module")
-def service(neo4j_settings: Settings, graph: Graph) -> Iterator[TextToCypherService]:
-    ensure_graph(graph, GenConfig(), lambda _m: None)
-    with TextToCypherService(neo4j_settings, graph=graph, rules_only=True,
-                             versions={g: v for g, v in GenConfig().versions}) as svc:
-        yield svc
-
-
-@pytest.fixture(scope="module")
 def items() -> dict[str, clinician.ClinicianItem]:
     return {i.id: i for i in clinician.load_items(clinician.WORDINGS_PATH)}
 
 
 @pytest.mark.parametrize("item_id", sorted(CASES))
-def test_own_wording_class_is_answered(service: TextToCypherService, items: dict[str, clinician.ClinicianItem],
+def test_own_wording_class_is_answered(rules_service: TextToCypherService, items: dict[str, clinician.ClinicianItem],
                                        item_id: str) -> None:
-    result = clinician.run(service, [items[item_id]])[0]
+    result = clinician.run(rules_service, [items[item_id]])[0]
     assert result.correct, f"{CASES[item_id]}: got {result.answer_boxes} {result.verdict} {result.no_answer_reason}"
 
 
-def test_the_done_step_is_passed(service: TextToCypherService) -> None:
+def test_the_done_step_is_passed(rules_service: TextToCypherService) -> None:
     # 'baseline imaging done': the surveillance schedule after it, not the baseline step itself
     item = next(i for i in clinician.load_items(clinician.DEV_PATH) if i.id == "dev-bone-10")
-    assert clinician.run(service, [item])[0].correct
+    assert clinician.run(rules_service, [item])[0].correct
 
 
-def test_the_whole_wordings_file(service: TextToCypherService, items: dict[str, clinician.ClinicianItem]) -> None:
-    results = clinician.run(service, list(items.values()))
+def test_the_whole_wordings_file(rules_service: TextToCypherService, items: dict[str, clinician.ClinicianItem]) -> None:
+    results = clinician.run(rules_service, list(items.values()))
     accuracy = sum(r.correct for r in results) / len(results)
     assert accuracy >= MIN_ACCURACY, [r.id for r in results if not r.correct]
 
 
-def test_a_subtype_does_not_start_behind_an_arrow_that_excludes_another(service: TextToCypherService) -> None:
+def test_a_subtype_does_not_start_behind_an_arrow_that_excludes_another(rules_service: TextToCypherService) -> None:
     # 'histology != chromophobe' tests a course fact's way, not a subtype's: papillary RCC gets its own box, not
     # also the 'neither papillary nor chromophobe' one
-    answer = service.answer("Stage IV papillary renal cell carcinoma. What systemic options?")
+    answer = rules_service.answer("Stage IV papillary renal cell carcinoma. What systemic options?")
     boxes = clinician.box_uids("kidney", "1.2026")
     assert answer.matched_nodes == [boxes["kid5_tx_pap"]]
