@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dkg.config import PROJECT_ROOT, Settings, get_settings
 from dkg.errors import BuildError
-from dkg.types import GuidelineName, InvalidNameError, VersionName, path_under
+from dkg.types import EffectivePeriod, GuidelineName, InvalidNameError, VersionName, path_under
 
 PIPELINES_DIR = PROJECT_ROOT / "pipelines"
 
@@ -32,6 +32,7 @@ class PipelineSpec(BaseModel):
     pdf: Path
     pages: str | None = Field(default=None, description="e.g. '1-7'; all pages when absent")
     ocr: str = Field(default="auto", pattern="^(auto|always|never)$")
+    effective: EffectivePeriod | None = Field(default=None, description="dates the version is in force")
 
     def pdf_path(self) -> Path:
         return self.pdf if self.pdf.is_absolute() else PROJECT_ROOT / self.pdf
@@ -116,7 +117,8 @@ def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
     reports = []
     with open_graph(settings) as graph:
         for spec, stage in zip(specs, files, strict=True):
-            build_input = read_constrained_json(stage.constrained_json, spec.guideline, spec.version, spec.title)
+            build_input = read_constrained_json(stage.constrained_json, spec.guideline, spec.version, spec.title,
+                                                spec.effective)
             reports += build(graph, [build_input], force=force)
     return reports
 

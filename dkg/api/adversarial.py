@@ -28,11 +28,13 @@ from dkg.config import PROJECT_ROOT
 from dkg.graph.db import Graph, named_queries
 from dkg.services.neo4j_server import LocalNeo4jServer, _pid_alive
 
-# Cypher injection, markup and template forms: each must stay data in every field it is sent in.
+# Cypher injection, markup and template forms: each must stay data in every field it is sent in. In forms shaped
+# like a uid, VERSION_UID stands for the target's guideline version (:func:`injections`).
+VERSION_UID = "<guideline>|<version>"
 INJECTIONS = (
     "x' }) MATCH (n) DETACH DELETE n //",
     "\" OR 1=1 WITH 1 AS x CALL { MATCH (n) DETACH DELETE n } RETURN x //",
-    "ALL|1.2026|x'}) DETACH DELETE n; //",
+    f"{VERSION_UID}|x'}}) DETACH DELETE n; //",
     "$uid} SET n.content = 'pwned' //",
     "'; CALL dbms.security.createUser('evil', 'evil', false) //",
     "MATCH (n) SET n.pwned = true RETURN n",
@@ -43,7 +45,7 @@ INJECTIONS = (
     "<script>alert('x')</script><img src=x onerror=alert(1)>",
     "[red]markup[/red] {{7*7}} ${jndi:ldap://127.0.0.1/x} %s%s%n",
     "../../../../etc/passwd",
-    "ALL|1.2026|../../x",
+    f"{VERSION_UID}|../../x",
 )
 # what an answer may be: 200, or refused as bad input / not found / model-less (never 5xx other than 503)
 READ_OK = frozenset({200, 404, 422})
@@ -139,10 +141,17 @@ def _curator_endpoints(target: Target, text: str = "age>=18") -> Iterator[tuple[
     yield "POST", "/api/annotation/qrels", {"query": "q", "judgments": [{"uid": target.uid, "label": "3"}]}
 
 
+def injections(target: Target) -> tuple[str, ...]:
+    """:data:`INJECTIONS` with :data:`VERSION_UID` replaced by the target's guideline version (``ALL|1.2026``), so
+    those forms start like a real uid of the graph under attack."""
+    version_uid = "|".join(target.uid.split("|")[:2])
+    return tuple(text.replace(VERSION_UID, version_uid) for text in INJECTIONS)
+
+
 def injection_attacks(client: httpx.Client, target: Target, tally: Tally) -> None:
     """Every injection form in every text field (reads anonymous, writes with the curator token)."""
     curator = {"Authorization": f"Bearer {target.curator_token}"}
-    for text in INJECTIONS:
+    for text in injections(target):
         quoted = quote(text, safe="")
         for endpoint in ("/api/ask", "/api/retrieve"):
             tally.send(client, "injection", f"{endpoint} {text!r}", READ_OK, "POST", endpoint, json={"question": text})
@@ -314,10 +323,10 @@ CORRUPT_FILES: dict[str, bytes] = {
     "binary.csv": b"\xff\xfe\x00\x01head,tail\n\x80\x81,\x82\n",
     "wrong-header.csv": b"from,to\na,b\n",
     "header-only.csv": b"head,tail\n",
-    "broken.yaml": b"guideline: ALL\nversion: [1.2026\n  pages: {\n",
+    "broken.yaml": b"guideline: example\nversion: [1.2026\n  pages: {\n",
     "binary.yaml": b"\x00\x01\xff\xfe",
     "list.yaml": b"- guideline\n- version\n",
-    "traversal.yaml": b'guideline: ALL\nversion: "/../../../../tmp/dkg-adversarial"\npdf: ALL.pdf\n',
+    "traversal.yaml": b'guideline: example\nversion: "/../../../../tmp/dkg-adversarial"\npdf: example.pdf\n',
 }
 _COMMAND_BY_SUFFIX = {".pdf": "parse", ".csv": "extract", ".yaml": "build"}
 

@@ -44,13 +44,34 @@ from dkg.vocabulary import VOCABULARY, KeyKind
 
 GENERATOR_VERSION = "1"  # bump when a change to the generator, frames or queries changes the items
 DATASET_PATH = PROJECT_ROOT / "datasets" / "qa" / "cpg-qa.json.gz"
-DEFAULT_VERSIONS = {"ALL": "1.2026", "kidney": "1.2026", "bone": "1.2026"}
+DATASET_META_PATH = DATASET_PATH.with_name("cpg-qa.meta.json")
 SPLITS = ("train", "dev", "test", "test_unseen")
 Split = Literal["train", "dev", "test", "test_unseen"]
 
 
 class DatasetError(QAError):
     """A saved CPG-QA file is not a list of valid items."""
+
+
+def dataset_versions(root: Path | None = None, meta_path: Path = DATASET_META_PATH) -> tuple[tuple[str, str], ...]:
+    """The guideline versions CPG-QA is generated from: the first version of every guideline with YAML sources
+    (:func:`dkg.corpus.model.discover`), in the order the committed dataset's meta file lists them (so its item
+    ids and hash hold), then any other guideline by name. Onboarded guidelines (no sources) get their own
+    questions on publish (:mod:`dkg.qa.generated`)."""
+    from dkg.corpus.model import discover
+
+    first: dict[str, str] = {}
+    for code, version, _path in discover(root):
+        first.setdefault(code, version)  # discover() sorts versions oldest first
+    listed: list[str] = []
+    if meta_path.is_file():
+        try:
+            recorded = json.loads(meta_path.read_text(encoding="utf-8"))["config"]["versions"]
+            listed = [str(code) for code, _version in recorded]
+        except (ValueError, KeyError, TypeError):
+            listed = []  # an unreadable meta file: the order by name (the dataset is then regenerated)
+    order = [c for c in listed if c in first] + sorted(c for c in first if c not in listed)
+    return tuple((code, first[code]) for code in order)
 
 
 class QAItem(BaseModel):
@@ -87,7 +108,7 @@ class GenConfig:
     questions_per_scenario: int = 3
     conditions_questions: int = 10
     unseen_per_scenario: int = 1
-    versions: tuple[tuple[str, str], ...] = tuple(DEFAULT_VERSIONS.items())
+    versions: tuple[tuple[str, str], ...] = field(default_factory=dataset_versions)
     # the clinicians' register (note-style frames, dkg.qa.templates.clinicians_register); off: the frames and
     # items of generator version 1, so the committed dataset and the model trained on it stay valid
     clinicians_register: bool = False

@@ -24,11 +24,6 @@ from dkg.vocabulary import VOCABULARY
 
 PACKAGE = Path(dkg.__file__).resolve().parent
 
-# Modules whose owners have not yet moved the names out (dkg/qa: tasks D1/D2; the adversarial payloads use a
-# real uid). Strict: once a module is clean its xfail turns into a failure, and its line here must go.
-NOT_YET_CLEAN = frozenset({"qa/dataset.py", "api/adversarial.py"})
-
-
 def vocabulary_words() -> set[str]:
     """Every key, value and synonym of the constraint vocabulary."""
     words: set[str] = set()
@@ -97,8 +92,6 @@ MODULES = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py"))
 
 
 @pytest.mark.parametrize("module", MODULES)
-def test_no_module_names_a_shipped_guideline(module: str, request: pytest.FixtureRequest) -> None:
-    if module in NOT_YET_CLEAN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="its owner has not moved the names out yet"))
+def test_no_module_names_a_shipped_guideline(module: str) -> None:
     codes, titles = shipped_names()
     assert names_in(PACKAGE / module, codes, titles) == [], f"dkg/{module} names a shipped guideline"
