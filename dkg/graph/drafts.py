@@ -356,6 +356,34 @@ def _restore_vocabulary(path: Path, old: str | None, root: Path) -> None:
     reload_vocabulary(root=root)
 
 
+def _write_topic(guideline: str, title: str, root: Path) -> Path | None:
+    """Write ``<root>/<guideline>/topic.yaml`` from the title and the guideline's keys when the folder of a
+    guideline without YAML sources has none; returns the path written (None: nothing written)."""
+    from dkg.corpus.model import VERSION_FILE
+    from dkg.lexicon.topics import (
+        ONBOARDED_TOPIC_FILE,
+        guideline_topics,
+        propose_onboarded_topic,
+        reload_topics,
+        write_onboarded_topic,
+    )
+
+    folder = root / guideline
+    path = folder / ONBOARDED_TOPIC_FILE
+    if path.is_file() or any(VERSION_FILE.match(p.name) for p in folder.glob("*.yaml")):
+        return None
+    own = [s for s in VOCABULARY.values() if s.source == guideline]
+    wordings = [w for s in own for w in (*s.synonyms, *(w for v, ws in s.values.items() if v != "no" for w in ws))]
+    taken = {w.lower() for s in VOCABULARY.values() if s.source != guideline
+             for w in (*s.synonyms, *(w for ws in s.values.values() for w in ws))}
+    taken |= {h for t in guideline_topics() for h in t.hints} | {n.alias.lower() for t in guideline_topics()
+                                                                 for n in t.names}
+    folder.mkdir(parents=True, exist_ok=True)
+    write_onboarded_topic(path, propose_onboarded_topic(guideline, title, wordings, taken))
+    reload_topics()
+    return path
+
+
 def publish(graph: Graph, guideline: str, version: str, *, who: str | None = None, reason: str = "",
             vocabulary_root: Path = GUIDELINES_ROOT) -> BuildInput:
     """Make a reviewed draft visible in one transaction; refused while any item is pending."""
@@ -369,7 +397,9 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
     info = graph.read(named_queries("onboard")["draft_info"], {"uid": _uid(guideline, version)})[0]
     path = vocabulary_root / guideline / GUIDELINE_FILE
     old = _write_vocabulary(guideline, items, vocabulary_root)
+    topic: Path | None = None
     try:
+        topic = _write_topic(guideline, info["title"] or "", vocabulary_root)
         build = build_input_of(guideline, version, info["title"] or "", items)
         record = _action("publish", who, reason, after=build.counts())
         q = named_queries("onboard")
@@ -383,6 +413,10 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
 
         graph.execute_write(work)
     except BaseException:
+        if topic is not None:
+            topic.unlink(missing_ok=True)
+            from dkg.lexicon.topics import reload_topics
+            reload_topics()
         _restore_vocabulary(path, old, vocabulary_root)
         raise
     return build

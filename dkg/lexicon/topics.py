@@ -127,6 +127,44 @@ def load_onboarded_topic(path: Path) -> OnboardedTopic:
         raise LexiconError(f"{path}: {problems}") from exc
 
 
+_PLAIN_WORDS = re.compile(r"^[a-z0-9][a-z0-9 '-]*$")
+_TOPIC_HEADER = """\
+# How questions name or imply the onboarded guideline {name} (read by dkg/lexicon/topics.py).
+# Written by `dkg publish` because the folder had none; edit it: it is the curator's (publish never overwrites it).
+# title: the guideline's title; names: wordings that name it (a disease, an algorithm), as whole words;
+# hints: words that imply it, matched inside the lower-cased question (keep them specific to this guideline).
+"""
+
+
+def propose_onboarded_topic(guideline: str, title: str, wordings: list[str], taken: set[str]) -> OnboardedTopic:
+    """A first topic for a published guideline that has none: its title (the guideline's name when the draft had
+    none) and, as hints, its own keys' wordings of two words or more that no other topic or key already uses
+    (``taken``, lower case): a curator completes the names and prunes the hints.
+
+    >>> t = propose_onboarded_topic("stroke-tia", "", ["blood glucose", "gcs", "last known well", "age"], {"age"})
+    >>> t.title, t.names, t.hints
+    ('stroke tia', [], ['blood glucose', 'last known well'])
+    """
+    hints = [w for w in dict.fromkeys(w.strip().lower() for w in wordings)
+             if len(w.split()) >= 2 and w not in taken and _PLAIN_WORDS.match(w)]
+    name = title.strip() or guideline.replace("-", " ").replace("_", " ")
+    return OnboardedTopic(title=name if len(name) >= 2 else f"guideline {name}", names=[], hints=hints)
+
+
+def write_onboarded_topic(path: Path, topic: OnboardedTopic) -> None:
+    """Write a topic file (validated on the way back in, so a curator's edit has the same form)."""
+    body = yaml.safe_dump({"title": topic.title, "names": [n.alias if not n.case_sensitive else n.model_dump()
+                                                           for n in topic.names], "hints": topic.hints},
+                          sort_keys=False, allow_unicode=True, width=110)
+    path.write_text(_TOPIC_HEADER.format(name=path.parent.name) + body, encoding="utf-8")
+    load_onboarded_topic(path)
+
+
+def reload_topics() -> None:
+    """Forget the topics read so far (after a topic file was written or removed)."""
+    guideline_topics.cache_clear()
+
+
 def build_topics(data: TopicsData, root: Path | None = None) -> tuple[GuidelineTopic, ...]:
     """One topic per guideline found in the sources under ``root`` (default: the shipped corpus), then one per
     onboarded guideline folder with a ``topic.yaml`` and no sources."""

@@ -22,6 +22,7 @@ from dkg.graph.drafts import (
     version_state,
 )
 from dkg.graph.onboard import onboard
+from dkg.lexicon.topics import load_onboarded_topic
 from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, VOCABULARY, reload_vocabulary
 
 pytestmark = pytest.mark.neo4j
@@ -141,6 +142,7 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
     build = publish(drafted, NAME, VERSION, who="curator-e2e", vocabulary_root=vocabulary_root)
     assert "narrow_qrs" in VOCABULARY and VOCABULARY["narrow_qrs"].unit == "second"
     assert (vocabulary_root / NAME / GUIDELINE_FILE).is_file()
+    assert load_onboarded_topic(vocabulary_root / NAME / "topic.yaml").title == "onboard e2e"  # none was there
     seen = _visible(drafted)
     assert seen["cli.loaded_versions"] == seen["api.guidelines"] == seen["qa_graph.loaded_versions_of"] == 1
     assert seen["qa_graph.version_nodes"] == build.counts()["nodes"] == len(

@@ -1,0 +1,46 @@
+"""`dkg publish` writes a topic file for a guideline that has none (issue #19: topic.yaml was hand-written)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dkg.graph.drafts import _write_topic
+from dkg.lexicon.topics import load_onboarded_topic
+from dkg.vocabulary import VOCABULARY
+
+
+def _onboarded_guideline() -> str:
+    sources = {s.source for s in VOCABULARY.values() if s.source != "base"}
+    return next(g for g in sorted(sources) if (Path(__file__).parents[3] / "datasets" / "guidelines" / g /
+                                                "topic.yaml").is_file())
+
+
+def test_a_topic_is_written_from_the_title_and_the_guidelines_own_keys(tmp_path: Path) -> None:
+    guideline = _onboarded_guideline()
+    path = _write_topic(guideline, "Bradycardia and tachycardia algorithms", tmp_path)
+    assert path == tmp_path / guideline / "topic.yaml"
+    topic = load_onboarded_topic(path)
+    assert topic.title == "Bradycardia and tachycardia algorithms" and topic.names == []
+    own = {w.lower() for s in VOCABULARY.values() if s.source == guideline
+           for w in (*s.synonyms, *(w for v, ws in s.values.items() if v != "no" for w in ws))}
+    others = {w.lower() for s in VOCABULARY.values() if s.source != guideline for w in s.synonyms}
+    assert topic.hints and set(topic.hints) <= own and not set(topic.hints) & others
+    assert all(len(h.split()) >= 2 for h in topic.hints)
+    assert "# Written by `dkg publish`" in path.read_text(encoding="utf-8")
+
+
+def test_a_curators_topic_is_never_overwritten(tmp_path: Path) -> None:
+    guideline = _onboarded_guideline()
+    (tmp_path / guideline).mkdir()
+    mine = tmp_path / guideline / "topic.yaml"
+    mine.write_text("title: Mine\nnames: [bradycardia]\n", encoding="utf-8")
+    assert _write_topic(guideline, "Other title", tmp_path) is None
+    assert mine.read_text(encoding="utf-8") == "title: Mine\nnames: [bradycardia]\n"
+
+
+def test_no_topic_for_a_guideline_with_yaml_sources_nor_without_a_title(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "1.2026.yaml").write_text("format: 1\n", encoding="utf-8")
+    assert _write_topic("src", "A title", tmp_path) is None
+    path = _write_topic("stroke-tia", "", tmp_path)
+    assert path is not None and load_onboarded_topic(path).title == "stroke tia"
