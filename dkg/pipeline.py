@@ -1,8 +1,9 @@
 """Declarative builds: a pipeline file names a guideline version's PDF; running it parses the PDF,
 extracts the constraints and loads the graph (one transaction per guideline version).
 
-Intermediate files (head–tail CSV + sidecar, constrained CSV + JSON) are kept under
-``$DKG_HOME/pipelines/<guideline>-<version>/`` for inspection.
+Intermediate files (head–tail CSV + sidecar, constrained CSV + JSON) and the parser's review pictures (one PNG
+per parsed page, ``overlay/``) are kept under ``$DKG_HOME/pipelines/<guideline>-<version>/`` for inspection; the
+web app's curator page shows the pictures of each built version.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dkg.errors import BuildError
 from dkg.types import EffectivePeriod, GuidelineName, InvalidNameError, VersionName, path_under
 
 PIPELINES_DIR = PROJECT_ROOT / "pipelines"
+OVERLAY_FOLDER = "overlay"
 
 
 class PipelineSpec(BaseModel):
@@ -40,9 +42,19 @@ class PipelineSpec(BaseModel):
     def work_dir(self, settings: Settings) -> Path:
         """The folder of this version's intermediate files, always inside ``$DKG_HOME/pipelines``."""
         try:
-            return path_under(settings.home / "pipelines", f"{self.guideline}-{self.version}")
+            return work_dir(settings, self.guideline, self.version)
         except InvalidNameError as exc:
             raise BuildError(f"{self.guideline} {self.version}: {exc}") from exc
+
+
+def work_dir(settings: Settings, guideline: str, version: str) -> Path:
+    """``$DKG_HOME/pipelines/<guideline>-<version>``; :class:`InvalidNameError` for a name leading elsewhere."""
+    return path_under(settings.home / "pipelines", f"{guideline}-{version}")
+
+
+def overlay_dir(settings: Settings, guideline: str, version: str) -> Path:
+    """Where building ``guideline`` ``version`` from its pipeline file leaves the parser's review pictures."""
+    return work_dir(settings, guideline, version) / OVERLAY_FOLDER
 
 
 def load_pipeline(path: Path) -> PipelineSpec:
@@ -73,6 +85,7 @@ class StageFiles:
     edges_csv: Path
     constrained_csv: Path
     constrained_json: Path
+    overlay_dir: Path
 
 
 def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
@@ -87,6 +100,7 @@ def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
     from dkg.graph.db import open_graph
     from dkg.parsing import OCRMode, parse_pdf
     from dkg.parsing.output import write_csv, write_sidecar
+    from dkg.parsing.overlay import write_overlays
 
     settings = settings or get_settings()
     files: list[StageFiles] = []
@@ -97,7 +111,8 @@ def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
                              "(`dkg corpus render`) or fix `pdf:` in the pipeline file")
         work = spec.work_dir(settings)
         work.mkdir(parents=True, exist_ok=True)
-        stage = StageFiles(work / "edges.csv", work / "constrained.csv", work / "constrained.json")
+        stage = StageFiles(work / "edges.csv", work / "constrained.csv", work / "constrained.json",
+                           work / OVERLAY_FOLDER)
         echo(f"[{spec.guideline} {spec.version}] parsing {pdf.name}")
         result = parse_pdf(pdf, pages=spec.pages, ocr=OCRMode(spec.ocr))
         rows = write_csv(result, stage.edges_csv)
@@ -107,6 +122,8 @@ def run_pipelines(specs: Sequence[PipelineSpec], *, force: bool = False,
                 f"{stage.edges_csv.with_suffix('.json')})" if result.issues else ""))
         if rows == 0:
             raise BuildError(f"{spec.guideline} {spec.version}: the parser found no arrows in {pdf}")
+        pictures = write_overlays(result, stage.overlay_dir, prune=True)
+        echo(f"  {len(pictures)} review picture(s) in {stage.overlay_dir}")
         files.append(stage)
     echo("extracting constraints (Stanford CoreNLP)")
     with open_extractor(settings) as extractor:

@@ -61,12 +61,13 @@ def create_app(settings: Settings | None = None, api_settings: ApiSettings | Non
                               + MEDICAL_DISCLAIMER)
     app.router.redirect_slashes = False  # an id holding an encoded '/' is a 404, not a redirect elsewhere
     install_error_handlers(app)
-    from dkg.api import routes_cds, routes_curation, routes_read, routes_research, routes_review
+    from dkg.api import routes_cds, routes_curation, routes_pictures, routes_read, routes_research, routes_review
     app.include_router(routes_read.router)
     app.include_router(routes_curation.router)
     app.include_router(routes_research.router)
     app.include_router(routes_cds.router)
     app.include_router(routes_review.router)
+    app.include_router(routes_pictures.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/", include_in_schema=False)

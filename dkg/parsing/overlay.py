@@ -113,10 +113,13 @@ def draw_overlay(image: Any, page: ParsedPage, style: OverlayStyle = OverlayStyl
     _legend(draw, style, font, _legend_rows(page, style))
 
 
-def write_overlays(result: ParseResult, folder: str | Path, style: OverlayStyle = OverlayStyle()) -> list[Path]:
+def write_overlays(result: ParseResult, folder: str | Path, style: OverlayStyle = OverlayStyle(), *,
+                   prune: bool = False) -> list[Path]:
     """Write one review PNG per parsed page into ``folder`` (created if missing); return the paths written.
 
-    Each picture is written to a temporary file and renamed, so a failure leaves no half-written PNG."""
+    Each picture is written to a temporary file and renamed, so a failure leaves no half-written PNG. With
+    ``prune``, the other PNGs in ``folder`` (pictures of an earlier parse of other pages) are removed once every
+    picture is written, so the folder shows this parse only."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ParseError(f"--overlay {folder} is a file; give a folder for the page pictures")
@@ -137,6 +140,9 @@ def write_overlays(result: ParseResult, folder: str | Path, style: OverlayStyle 
             partial.unlink(missing_ok=True)
             raise ParseError(f"cannot write overlay {path}: {exc.strerror or exc}") from None
         written.append(path)
+    if prune:
+        for stale in set(folder.glob("*.png")) - set(written):
+            stale.unlink(missing_ok=True)
     return written
 
 

@@ -6,15 +6,51 @@
   let current = null;   // the node as read (uid, rev, typed ...)
   let typed = {};       // key -> form values being edited
 
-  DKG.onToken((who) => { me = who; applyRole(); });
+  DKG.onToken(async (who) => { me = who; applyRole(); await loadVersions(); });
   await DKG.setupHeader("curator");
   const vocab = Object.fromEntries(DKG.meta.vocabulary.map((v) => [v.key, v]));
   $("add-key").append(...DKG.meta.vocabulary.map((v) => el("option", { value: v.key, text: `${v.key} — ${v.description}` })));
-  try {
-    (await api("/api/guidelines")).forEach((g) => {
-      if (![...$("guideline").options].some((o) => o.value === g.guideline)) $("guideline").append(el("option", { value: g.guideline, text: g.guideline }));
-    });
-  } catch (e) { status($("auth-note"), e.message, "error"); }
+
+  async function loadVersions() {
+    try {
+      const rows = await api("/api/guidelines");
+      const guidelines = [...new Set(rows.map((g) => g.guideline))];
+      const keep = [$("guideline").value, $("picture-version").value];
+      $("guideline").replaceChildren(el("option", { value: "", text: "all" }),
+                                     ...guidelines.map((g) => el("option", { value: g, text: g })));
+      $("picture-version").replaceChildren(el("option", { value: "", text: "(choose a version)" }),
+        ...rows.map((g) => el("option", { value: `${g.guideline}|${g.version}`, text: `${g.guideline} ${g.version}` })));
+      [$("guideline").value, $("picture-version").value] = keep;
+      if (!$("picture-version").value) $("picture-version").value = "";
+      if (!$("guideline").value) $("guideline").value = "";
+    } catch (e) { status($("auth-note"), e.message, "error"); }
+  }
+
+  const pictureUrls = [];  // object URLs of the shown pictures (fetched with the token), revoked on the next load
+  async function loadPictures() {
+    pictureUrls.splice(0).forEach((u) => URL.revokeObjectURL(u));
+    $("pictures").replaceChildren();
+    const value = $("picture-version").value;
+    if (!value) { status($("pictures-status"), ""); return; }
+    const [guideline, version] = value.split("|");
+    try {
+      const list = await api(`/api/guidelines/${encodeURIComponent(guideline)}/${encodeURIComponent(version)}/pictures`);
+      const figures = [];
+      for (const p of list.pictures) {
+        // fetched with the bearer token (an <img src> cannot send it)
+        const headers = DKG.token() ? { "Authorization": "Bearer " + DKG.token() } : {};
+        const response = await fetch(p.url, { headers });
+        if (!response.ok) continue;
+        const objectUrl = URL.createObjectURL(await response.blob());
+        pictureUrls.push(objectUrl);
+        figures.push(el("figure", {}, el("img", { src: objectUrl, alt: `Parser review picture of page ${p.page ?? p.name}` }),
+                        el("figcaption", { class: "muted", text: p.name })));
+      }
+      $("pictures").replaceChildren(...figures);
+      status($("pictures-status"), `${figures.length} page(s) of ${guideline} ${version}.`, "ok");
+    } catch (e) { status($("pictures-status"), e.message, e.status === 404 ? "" : "error"); }
+  }
+  $("picture-version").addEventListener("change", loadPictures);
 
   function applyRole() {
     const can = !!me.curator;
@@ -97,6 +133,11 @@
       render();
       await loadHistory();
       status($("edit-status"), "");
+      const version = `${current.guideline}|${current.version}`;
+      if ($("picture-version").value !== version && [...$("picture-version").options].some((o) => o.value === version)) {
+        $("picture-version").value = version;
+        loadPictures();
+      }
       applyRole();
     } catch (e) { status($("edit-status"), e.message, "error"); }
   }
