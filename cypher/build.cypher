@@ -5,6 +5,7 @@
 UNWIND $gvs AS gv
 MERGE (g:GuidelineVersion {uid: gv.uid})
 SET g.guideline = gv.guideline, g.version = gv.version, g.title = gv.title, g.source_sha = gv.source_sha,
+    g.effective_start = gv.effective_start, g.effective_end = gv.effective_end,
     g.node_count = gv.node_count, g.relation_count = gv.relation_count, g.decision_count = gv.decision_count;
 
 // name: delete_stale_nodes
@@ -74,6 +75,7 @@ DETACH DELETE t;
 UNWIND $gvs AS gv
 CREATE (g:GuidelineVersion {uid: gv.uid})
 SET g.guideline = gv.guideline, g.version = gv.version, g.title = gv.title, g.source_sha = gv.source_sha,
+    g.effective_start = gv.effective_start, g.effective_end = gv.effective_end,
     g.node_count = gv.node_count, g.relation_count = gv.relation_count, g.decision_count = gv.decision_count
 WITH g, gv
 CALL (g, gv) {

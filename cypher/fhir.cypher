@@ -4,13 +4,15 @@
 // name: versions
 MATCH (g:GuidelineVersion)
 RETURN g.guideline AS guideline, g.version AS version, coalesce(g.title, g.guideline) AS title,
-       g.source_sha AS source_sha
+       g.source_sha AS source_sha, toString(g.effective_start) AS effective_start,
+       toString(g.effective_end) AS effective_end
 ORDER BY guideline, version;
 
 // name: version
 MATCH (g:GuidelineVersion {guideline: $guideline, version: $version})
 RETURN g.guideline AS guideline, g.version AS version, coalesce(g.title, g.guideline) AS title,
-       g.source_sha AS source_sha;
+       g.source_sha AS source_sha, toString(g.effective_start) AS effective_start,
+       toString(g.effective_end) AS effective_end;
 
 // name: nodes
 MATCH (:GuidelineVersion {guideline: $guideline, version: $version})-[:CONTAINS]->(n:Node)

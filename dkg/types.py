@@ -1,4 +1,4 @@
-"""Typed records shared by every stage: constraints and the head–tail CSV rows.
+"""Typed records shared by every stage: constraints, the head–tail CSV rows and a version's effective period.
 
 Canonical constraint text (what CSVs, gold files and the CLI use)::
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import date
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -278,3 +279,32 @@ class HeadTailEdge(BaseModel):
 
 HEAD_TAIL_COLUMNS: tuple[str, ...] = ("head", "tail", "label", "page", "head_box_id", "tail_box_id")
 CONSTRAINED_COLUMNS: tuple[str, ...] = ("head", "head_constraints", "tail", "tail_constraints")
+
+
+class EffectivePeriod(BaseModel):
+    """The dates a guideline version is in force: from ``start``, until ``end`` (inclusive; open when absent).
+
+    >>> EffectivePeriod(start=date(2026, 1, 15), end=date(2026, 6, 30)).covers(date(2026, 7, 1))
+    False
+    >>> EffectivePeriod.model_validate({"start": "2026-07-01"}).label()
+    'effective from 2026-07-01'
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    start: date
+    end: date | None = None
+
+    @model_validator(mode="after")
+    def _end_not_before_start(self) -> EffectivePeriod:
+        if self.end is not None and self.end < self.start:
+            raise ValueError(f"effective end {self.end.isoformat()} is before its start {self.start.isoformat()}; "
+                             "give the last day the version is in force, on or after the start")
+        return self
+
+    def covers(self, day: date) -> bool:
+        return self.start <= day and (self.end is None or day <= self.end)
+
+    def label(self) -> str:
+        until = f" to {self.end.isoformat()}" if self.end else ""
+        return f"effective from {self.start.isoformat()}{until}"

@@ -64,6 +64,9 @@ def apply_changes(old: Guideline, changes: ChangeList, path: Path | str = "<chan
     if problems:
         raise CorpusSourceError(path, problems)
     raw["version"] = changes.to_version
+    raw.pop("effective", None)
+    if changes.effective is not None:
+        raw["effective"] = changes.effective.model_dump(mode="json", exclude_none=True)
     return parse_guideline(raw, f"{path} applied to {old.guideline} {old.version}")
 
 

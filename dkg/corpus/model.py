@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dkg.config import PROJECT_ROOT
 from dkg.errors import ConstraintError, CorpusError
-from dkg.types import Constraint
+from dkg.types import Constraint, EffectivePeriod
 
 GUIDELINES_DIR = PROJECT_ROOT / "datasets" / "guidelines"
 VERSION_FILE = re.compile(r"^(?P<version>\d+\.\d{4})\.yaml$")
@@ -113,6 +113,7 @@ class Guideline(_Strict):
     guideline: str
     title: str
     version: str
+    effective: EffectivePeriod | None = Field(default=None, description="dates the version is in force")
     diseases: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
     footnotes: dict[str, str] = Field(default_factory=dict)
@@ -143,6 +144,8 @@ class ChangeList(_Strict):
 
     from_version: str
     to_version: str
+    effective: EffectivePeriod | None = Field(default=None, description="the new version's effective period "
+                                              "(the old version's is not carried over)")
     changes: list[Change]
 
 

@@ -1,6 +1,7 @@
 """The CDS Hooks 2.0 service logic (``patient-view``): discovery document, request and card models, and the
-answer: each loaded guideline's newest version, exported as a PlanDefinition, is evaluated on the prefetched
-Patient and Observations; a recommended step becomes an info card, facts the pathway needs a warning card.
+answer: each loaded guideline's version in force today (by its effective period, else the newest), exported as
+a PlanDefinition, is evaluated on the prefetched Patient and Observations; a recommended step becomes an info
+card, facts the pathway needs a warning card.
 
 The HTTP layer is dkg/api/routes_cds.py; this module knows nothing of HTTP beyond the spec's error cases
 (:class:`CdsRequestError` = 400, :class:`PrefetchMissingError` = 412)."""
@@ -11,6 +12,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -223,6 +225,16 @@ def newest(versions: list[str]) -> str:
     return max(versions, key=order)
 
 
+def in_force(infos: list[VersionInfo], today: date) -> VersionInfo:
+    """The version of one guideline to answer with on ``today``: the newest whose effective period covers
+    ``today``; else the newest without a period; else (every period expired or not begun) the newest."""
+    covering = [i for i in infos if i.effective is not None and i.effective.covers(today)]
+    undated = [i for i in infos if i.effective is None]
+    pool = covering or undated or infos
+    wanted = newest([i.version for i in pool])
+    return next(i for i in pool if i.version == wanted)
+
+
 def _clip(text: str, limit: int = SUMMARY_MAX) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
@@ -231,8 +243,10 @@ def _clip(text: str, limit: int = SUMMARY_MAX) -> str:
 class CdsService:
     """Answers ``patient-view`` requests from the graph's guideline versions (plans cached per graph snapshot)."""
 
-    def __init__(self, graph: Graph, settings: FhirSettings, *, snapshot: Callable[[], str] | None = None) -> None:
+    def __init__(self, graph: Graph, settings: FhirSettings, *, snapshot: Callable[[], str] | None = None,
+                 today: Callable[[], date] = date.today) -> None:
         self.graph = graph
+        self.today = today
         self.settings = settings
         self.codes: CodeMap = load_code_map(settings.codes_file)
         self.snapshot = snapshot or (lambda: "")
@@ -255,15 +269,12 @@ class CdsService:
         return plan
 
     def current_versions(self) -> list[VersionInfo]:
-        """The newest loaded version of each guideline."""
+        """The version of each loaded guideline in force today (see :func:`in_force`)."""
         by_guideline: dict[str, list[VersionInfo]] = {}
         for info in loaded_versions(self.graph):
             by_guideline.setdefault(info.guideline, []).append(info)
-        out = []
-        for infos in by_guideline.values():
-            wanted = newest([i.version for i in infos])
-            out.append(next(i for i in infos if i.version == wanted))
-        return out
+        today = self.today()
+        return [in_force(infos, today) for infos in by_guideline.values()]
 
     def answer(self, request: CdsRequest, *, node_url: Callable[[str], str] | None = None) -> CdsResponse:
         """The cards for one request (see the module docstring)."""

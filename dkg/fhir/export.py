@@ -21,6 +21,7 @@ from dkg.fhir.graph_view import EdgeRecord, NodeRecord, VersionView, read_versio
 from dkg.fhir.settings import FhirSettings, load_fhir_settings
 from dkg.graph.db import Graph
 from dkg.qa.pathway import constraint_key
+from dkg.types import EffectivePeriod
 
 CPG_PATHWAY = "http://hl7.org/fhir/uv/cpg/StructureDefinition/cpg-pathwaydefinition"
 CPG_COMPUTABLE = "http://hl7.org/fhir/uv/cpg/StructureDefinition/cpg-computableplandefinition"
@@ -200,6 +201,11 @@ def order_nodes(view: VersionView) -> list[NodeRecord]:
     return [by_uid[u] for u in ordered]
 
 
+def effective_period(period: EffectivePeriod) -> dict[str, str]:
+    """FHIR ``Period`` of a version's effective dates (no ``end`` while the version is open-ended)."""
+    return {"start": period.start.isoformat()} | ({"end": period.end.isoformat()} if period.end else {})
+
+
 def build_bundle(view: VersionView, codes: CodeMap, settings: FhirSettings) -> tuple[dict[str, Any], ExportReport]:
     """The bundle (JSON) and report of one version view; pure (no graph access)."""
     started = time.perf_counter()
@@ -217,9 +223,10 @@ def build_bundle(view: VersionView, codes: CodeMap, settings: FhirSettings) -> t
     pid = plan_id(info.guideline, info.version)
     url = f"{settings.canonical_base}/PlanDefinition/{pid}"
     pages = sorted({p for n in view.nodes for p in n.pages})
+    in_force = f", {info.effective.label()}" if info.effective else ""
     related: list[dict[str, Any]] = [
         {"type": "documentation", "label": f"version {info.version}",
-         "display": f"{info.title}, version {info.version}"}]
+         "display": f"{info.title}, version {info.version}{in_force}"}]
     if info.source_sha:
         related.append({"type": "derived-from", "label": "source",
                         "display": f"source document sha256 {info.source_sha}"})
@@ -237,6 +244,7 @@ def build_bundle(view: VersionView, codes: CodeMap, settings: FhirSettings) -> t
                        "Each node is an action; a decision's patient constraints are FHIRPath applicability "
                        "conditions over a Bundle of the patient's Patient and Observation resources.",
         "usage": MEDICAL_DISCLAIMER,
+        **({"effectivePeriod": effective_period(info.effective)} if info.effective else {}),
         "relatedArtifact": related,
         "contained": [writer.activity(name, display) for name, display in sorted(treatments.items())],
         "action": actions,

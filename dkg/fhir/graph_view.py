@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from dkg.fhir.errors import UnknownGuidelineVersionError
 from dkg.graph.db import Graph, named_queries
 from dkg.graph.model import constraint_property_names
+from dkg.types import EffectivePeriod
 
 _TYPED = frozenset(constraint_property_names())
 
@@ -25,6 +26,18 @@ class VersionInfo(BaseModel):
     version: str
     title: str
     source_sha: str | None = None
+    effective: EffectivePeriod | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _period_from_row(cls, data: Any) -> Any:
+        """A graph row carries the period as ``effective_start`` / ``effective_end`` (ISO dates or null)."""
+        if isinstance(data, dict) and "effective_start" in data:
+            data = dict(data)
+            start, end = data.pop("effective_start"), data.pop("effective_end", None)
+            if start is not None:
+                data["effective"] = {"start": start, "end": end}
+        return data
 
 
 class Treatment(BaseModel):

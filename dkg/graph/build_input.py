@@ -22,6 +22,7 @@ from dkg.graph.model import (
 from dkg.types import (
     CONSTRAINED_COLUMNS,
     Constraint,
+    EffectivePeriod,
     InvalidNameError,
     check_guideline_name,
     check_version_name,
@@ -61,6 +62,7 @@ class BuildInput:
     guideline: str
     version: str
     title: str = ""
+    effective: EffectivePeriod | None = None
     nodes: dict[str, BuildNode] = field(default_factory=dict)
     edges: dict[str, BuildEdge] = field(default_factory=dict)
 
@@ -112,17 +114,17 @@ class BuildInput:
 
     def source_sha(self) -> str:
         """Hash of everything the graph is built from: equal hashes mean an identical graph."""
-        payload = json.dumps(
-            {
-                "title": self.title,
-                "nodes": sorted(
-                    (n.key, n.content, canonical_constraints(n.constraints), sorted(n.pages), sorted(n.box_ids))
-                    for n in self.nodes.values()
-                ),
-                "edges": sorted((e.key, canonical_constraints(e.constraints)) for e in self.edges.values()),
-            },
-            sort_keys=True,
-        )
+        content: dict[str, Any] = {
+            "title": self.title,
+            "nodes": sorted(
+                (n.key, n.content, canonical_constraints(n.constraints), sorted(n.pages), sorted(n.box_ids))
+                for n in self.nodes.values()
+            ),
+            "edges": sorted((e.key, canonical_constraints(e.constraints)) for e in self.edges.values()),
+        }
+        if self.effective is not None:  # absent from the payload when unset: older hashes stay valid
+            content["effective"] = self.effective.model_dump(mode="json")
+        payload = json.dumps(content, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
 
     # ---- rows for the Cypher templates -------------------------------------------------------------
@@ -149,7 +151,9 @@ class BuildInput:
     def version_row(self, source_sha: str) -> dict[str, Any]:
         """Properties of the version's ``:GuidelineVersion`` node."""
         counts = self.counts()
+        period = self.effective
         return {"uid": self.uid, "guideline": self.guideline, "version": self.version, "title": self.title,
+                "effective_start": period.start if period else None, "effective_end": period.end if period else None,
                 "source_sha": source_sha, "node_count": counts["nodes"], "relation_count": counts["relations"],
                 "decision_count": counts["decision"]}
 
@@ -202,7 +206,7 @@ def _constraints(cell: str, where: str) -> list[Constraint]:
 
 
 def read_constrained_csv(path: Path, guideline: str, version: str, title: str = "",
-                         edges_csv: Path | None = None) -> BuildInput:
+                         edges_csv: Path | None = None, effective: EffectivePeriod | None = None) -> BuildInput:
     """Read the 4-column CSV (head, head_constraints, tail, tail_constraints).
 
     ``edges_csv`` (the parser's head–tail CSV, same rows in the same order) adds labels, pages and box ids.
@@ -216,7 +220,7 @@ def read_constrained_csv(path: Path, guideline: str, version: str, title: str = 
             raise BuildError(f"{edges_csv} has {len(extra)} rows but {path} has {len(rows)}; they must match")
     if not rows:
         raise BuildError(f"{path} has no rows: nothing to build")
-    build = BuildInput(guideline, version, title)
+    build = BuildInput(guideline, version, title, effective)
     for index, row in enumerate(rows):
         where = f"{path}, line {index + 2}"
         meta = extra[index] if extra else {}
@@ -234,7 +238,8 @@ def read_constrained_csv(path: Path, guideline: str, version: str, title: str = 
     return build
 
 
-def read_constrained_json(path: Path, guideline: str, version: str, title: str = "") -> BuildInput:
+def read_constrained_json(path: Path, guideline: str, version: str, title: str = "",
+                          effective: EffectivePeriod | None = None) -> BuildInput:
     """Read the JSON form written by `dkg extract --json-out` (typed constraints, labels, pages, box ids)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -242,7 +247,7 @@ def read_constrained_json(path: Path, guideline: str, version: str, title: str =
         raise BuildError(f"cannot read {path} as JSON: {exc}") from exc
     if not isinstance(data, list) or not data:
         raise BuildError(f"{path}: expected a non-empty list of edges as written by `dkg extract --json-out`")
-    build = BuildInput(guideline, version, title)
+    build = BuildInput(guideline, version, title, effective)
     for index, item in enumerate(data):
         where = f"{path}, edge {index + 1}"
         try:

@@ -16,7 +16,7 @@ from dkg.types import Constraint
 
 def input_from_guideline(guideline: Guideline) -> BuildInput:
     """The build input of a validated guideline source (expanded texts, gold constraints)."""
-    build = BuildInput(guideline.guideline, guideline.version, guideline.title)
+    build = BuildInput(guideline.guideline, guideline.version, guideline.title, guideline.effective)
     for arrow in gold_arrows(guideline):
         where = f"{guideline.guideline} {guideline.version} page {arrow.page}"
         head = build.add_node(expand_footnotes(arrow.head.text, guideline.footnotes),

@@ -4,7 +4,9 @@ test split, select the same next step as the DKG's own next-step query on the gr
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -12,10 +14,10 @@ from fhir.resources.R4B.bundle import Bundle
 from typer.testing import CliRunner
 
 from dkg.cli.main import app
-from dkg.corpus.model import discover
+from dkg.corpus.model import discover, load_guideline
 from dkg.fhir.codes import load_code_map
 from dkg.fhir.evaluate import Plan
-from dkg.fhir.export import check_plan, export_version
+from dkg.fhir.export import check_plan, effective_period, export_version
 from dkg.fhir.graph_view import loaded_versions
 from dkg.fhir.patients import patient_bundle
 from dkg.fhir.settings import load_fhir_settings
@@ -24,6 +26,7 @@ from dkg.graph.db import Graph
 from dkg.graph.sources import input_from_source
 from dkg.qa.dataset import QAItem, load_dataset
 from dkg.qa.queries import QuerySketch, QuestionType
+from dkg.types import EffectivePeriod
 
 pytestmark = pytest.mark.neo4j
 
@@ -52,6 +55,34 @@ def test_every_shipped_version_exports_a_valid_bundle(shipped: Graph) -> None:
         assert result.report.conditions > 0 and result.report.treatments == len(plan["contained"])
         exported.add((info.guideline, info.version))
     assert exported == shipped_versions
+
+
+def test_each_shipped_plan_carries_its_source_effective_period(shipped: Graph) -> None:
+    dated = 0
+    for g, v, path in discover():
+        period = load_guideline(path).effective
+        plan = export_version(shipped, g, v).bundle["entry"][0]["resource"]
+        assert plan.get("effectivePeriod") == (effective_period(period) if period else None), f"{g} {v}"
+        dated += period is not None
+    assert dated >= 6, "the shipped illustrative versions are dated"
+
+
+def test_a_changed_effective_period_is_rebuilt_and_exported(shipped: Graph) -> None:
+    source = input_from_source("ALL", "1.2026")
+    probe = dataclasses.replace(source, version="9.9999", effective=EffectivePeriod(start=date(2030, 1, 1)))
+    try:
+        build(shipped, [probe])
+        moved = dataclasses.replace(probe, effective=EffectivePeriod(start=date(2030, 2, 1), end=date(2030, 3, 31)))
+        [report] = build(shipped, [moved])
+        assert not report.skipped, "a new period is a change of the version"
+        plan = export_version(shipped, "ALL", "9.9999").bundle["entry"][0]["resource"]
+        assert plan["effectivePeriod"] == {"start": "2030-02-01", "end": "2030-03-31"}
+        [report] = build(shipped, [dataclasses.replace(moved, effective=None)])
+        assert not report.skipped
+        assert "effectivePeriod" not in export_version(shipped, "ALL", "9.9999").bundle["entry"][0]["resource"]
+    finally:
+        shipped.write("MATCH (n:Node {guideline: 'ALL', version: '9.9999'}) DETACH DELETE n")
+        shipped.write("MATCH (g:GuidelineVersion {guideline: 'ALL', version: '9.9999'}) DETACH DELETE g")
 
 
 def _test_scenarios() -> list[QAItem]:
