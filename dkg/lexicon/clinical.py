@@ -20,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from dkg.lexicon.errors import LexiconError
+from dkg.lexicon.spans import KeySpans
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 if TYPE_CHECKING:
@@ -483,16 +484,8 @@ class ClinicalLexicon:
     def read(self, question: str) -> ClinicalReading:
         """Facts the question states in clinical shorthand (no overlaps; patterns, then phrases, then concepts)."""
         text = question.lower()
-        taken: dict[str, list[bool]] = {}
+        claim = KeySpans(len(text)).claim
         reading = ClinicalReading()
-
-        def claim(key: str, start: int, end: int) -> bool:
-            # spans are exclusive per key ('lung mets' is not also 'mets'); other keys may share words
-            used = taken.setdefault(key, [False] * (len(text) + 1))
-            if any(used[start:end]):
-                return False
-            used[start:end] = [True] * (end - start)
-            return True
 
         # facts written as 'key=value' (the clinician page's follow-up form adds them so): any vocabulary key
         for m in _STATED.finditer(text):

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from dkg.lexicon.clinical import negation
+from dkg.lexicon.spans import KeySpans
 from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources
 
 if TYPE_CHECKING:
@@ -110,15 +111,8 @@ def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[Voca
     negated = negation(question)
     # one wording may state facts of several keys ('hypotensive': compromise and instability), but within a key
     # the longest wording wins ('no signs of hemodynamic compromise' over 'hemodynamic compromise')
-    taken: dict[str, list[bool]] = {}
+    claim = KeySpans(len(text)).claim
     found: list[VocabularyFact] = []
-
-    def claim(key: str, start: int, end: int) -> bool:
-        spans = taken.setdefault(key, [False] * (len(text) + 1))
-        if any(spans[start:end]):
-            return False
-        spans[start:end] = [True] * (end - start)
-        return True
 
     for phrase in _phrases(tuple(sorted(s.name for s in specs))):
         for m in phrase.pattern.finditer(text):
