@@ -12,6 +12,7 @@ MATCH (g:GuidelineVersion)
 OPTIONAL MATCH (g)-[:CONTAINS]->(n:Node)
 WITH g, count(n) AS nodes, count(CASE WHEN n:Decision THEN 1 END) AS decisions
 RETURN g.uid AS uid, g.guideline AS guideline, g.version AS version, coalesce(g.title, '') AS title,
+       toString(g.effective_start) AS effective_start, toString(g.effective_end) AS effective_end,
        nodes, decisions
 ORDER BY g.guideline, g.version;
 

@@ -83,8 +83,12 @@ def test_retrieve_has_provenance(client: httpx.Client) -> None:
 
 
 def test_guidelines_and_openapi(client: httpx.Client) -> None:
-    versions = {(g["guideline"], g["version"]) for g in client.get("/api/guidelines").json()}
+    rows = client.get("/api/guidelines").json()
+    versions = {(g["guideline"], g["version"]) for g in rows}
     assert ("ALL", "1.2026") in versions and ("bone", "2.2026") in versions
+    periods = {(g["guideline"], g["version"]): (g["effective_start"], g["effective_end"]) for g in rows}
+    assert periods[("ALL", "1.2026")] == ("2026-01-15", "2026-06-30") and periods[("bone", "2.2026")] == (
+        "2026-07-01", None), "the source's effective period, as ISO dates"
     paths = client.get("/openapi.json").json()["paths"]
     assert "/api/ask" in paths and "/api/nodes/{uid}/constraints" in paths
 
