@@ -20,6 +20,7 @@ from fhirclient.models.patient import Patient as FcPatient
 from dkg import MEDICAL_DISCLAIMER
 from dkg.api.testing import CURATOR_TOKEN, READER_TOKEN, serve_process
 from dkg.corpus.model import discover
+from dkg.fhir.cds import CdsRequest, CdsService
 from dkg.fhir.codes import CodeMap, load_code_map
 from dkg.fhir.patients import patient_bundle
 from dkg.fhir.settings import load_fhir_settings
@@ -162,3 +163,14 @@ def test_bad_requests_get_the_status_the_spec_names(client: httpx.Client, codes:
 def test_unknown_service_and_missing_token(base: str, client: httpx.Client, codes: CodeMap) -> None:
     assert client.post("/cds-services/other", json=ehr_request(ALL_PATIENT, codes)).status_code == 404
     assert httpx.get(base + "/cds-services", timeout=30).status_code == 401
+
+
+def test_the_service_answers_with_the_version_in_force_on_the_day(base: str, graph: Graph, codes: CodeMap) -> None:
+    settings = load_fhir_settings()
+    request = CdsRequest.model_validate(ehr_request(ALL_PATIENT, codes))
+    for day, version in ((date(2026, 3, 1), "1.2026"), (date(2026, 12, 1), "2.2026")):
+        service = CdsService(graph, settings, today=lambda day=day: day)
+        assert {("ALL", version), ("kidney", version), ("bone", version)} <= {
+            (v.guideline, v.version) for v in service.current_versions()}
+        (card,) = [c for c in service.answer(request).cards if c.summary.startswith("ALL: ")]
+        assert f" {version}, page ALL-" in card.source.label, card.source.label
