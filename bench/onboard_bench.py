@@ -80,9 +80,18 @@ def main() -> None:
     parser.add_argument("--pages", nargs="*", help="page ids of the gold file (default all)")
     parser.add_argument("--qa", action="store_true", help="replay the recorded reviews and answer the questions")
     parser.add_argument("--clinician", action="store_true", help="with --qa: also the clinician dev questions")
+    parser.add_argument("--model-update", nargs="+", choices=("finetune", "retrain"), default=None,
+                        help="generate questions for every published onboarded guideline, update the text-to-Cypher "
+                             "model each way named and score CPG-QA test and the generated test split before/after")
+    parser.add_argument("--minutes", type=float, nargs=2, default=(6.0, 12.0), metavar=("FINETUNE", "RETRAIN"),
+                        help="with --model-update: training budgets in minutes (retrain: the shipped trainer's 12)")
+    parser.add_argument("--limit", type=int, default=0, help="with --model-update: score only N CPG-QA test items")
     args = parser.parse_args()
     if args.qa:
         qa_part(args.out, clinician_dev=args.clinician)
+        return
+    if args.model_update:
+        model_update_part(args.out, args.model_update, args.minutes, args.limit)
         return
 
     gold_pages = yaml.safe_load(GOLD.read_text(encoding="utf-8"))["pages"]
@@ -188,6 +197,80 @@ def qa_part(out: Path, *, clinician_dev: bool) -> None:
             figures["clinician_dev_rules_wrong_with_onboarded"] = ",".join(r.id for r in rows if not r.correct)
             print(f"clinician dev (rules only, onboarded guideline published): {sum(r.correct for r in rows)}/"
                   f"{len(rows)}")
+    out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _score(settings: object, model_dir: Path, items: list, versions: dict[str, str], label: str) -> dict[str, float]:
+    """Accuracy (and from the model's own beams) of one model on items, by the service's answers."""
+    from dkg.qa.evaluate import run_with_dkg, summarise
+    from dkg.qa.service import TextToCypherService
+
+    with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:  # type: ignore[arg-type]
+        rows = run_with_dkg(service, items, lambda m: print(f"  {label}: {m}"))
+    got = summarise(rows)
+    return {"accuracy": round(got["accuracy"], 4), "accuracy_beams_only": round(got["accuracy_beams_only"], 4),
+            "n": len(rows)}
+
+
+def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float], limit: int) -> None:
+    """Questions generated from each published onboarded guideline's graph; the shipped model and each updated one
+    scored on the CPG-QA test split and on the generated questions' test split (held out from the update)."""
+    from dkg.graph.drafts import version_state
+    from dkg.graph.drafts_replay import load_review, onboard_reviewed, review_files
+    from dkg.qa.dataset import GenConfig, load_dataset
+    from dkg.qa.generated import generate_for_version
+    from dkg.qa.training import MODEL_DIR, ensure_graph, guideline_corpus
+    from dkg.qa.training_update import UpdateSettings, finetune, retrain, updated_model_dir
+
+    figures: dict[str, float | str] = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    settings = get_settings()
+    old = load_dataset()
+    versions = dict(GenConfig().versions)
+    new = []
+    with open_graph(settings) as graph:
+        ensure_graph(graph, GenConfig(), print)
+        for path in review_files(GUIDELINES_ROOT):
+            recorded = load_review(path)
+            if version_state(graph, recorded.guideline, recorded.version) != (True, False):
+                with tempfile.TemporaryDirectory(prefix="dkg-onboard-bench-") as work:
+                    onboard_reviewed(graph, path, settings=settings, work=Path(work), echo=lambda _: None)
+            generated = generate_for_version(graph, settings, recorded.guideline, recorded.version)
+            name = recorded.guideline
+            figures[f"{name}.generated_items"] = len(generated.items)
+            figures[f"{name}.generated_seconds"] = generated.seconds
+            for split_name, n in sorted(generated.split_counts().items()):
+                figures[f"{name}.generated_{split_name}"] = n
+            print(f"{name}: {len(generated.items)} generated questions {generated.split_counts()} in "
+                  f"{generated.seconds} s ({generated.stats})")
+            new += generated.items
+            versions[recorded.guideline] = recorded.version
+    old_test = [i for i in old if i.split == "test"]
+    old_test = old_test[:limit] if limit else old_test
+    new_test = [i for i in new if i.split in ("test", "test_unseen")]
+    models = {"shipped": MODEL_DIR}
+    for mode in modes:
+        folder = updated_model_dir(settings).with_name(f"text2cypher-{mode}")
+        start = time.perf_counter()
+        if mode == "finetune":
+            _, report = finetune(MODEL_DIR, old, new, folder, config=UpdateSettings(max_minutes=minutes[0]),
+                                 on_progress=print)
+        else:
+            corpus = guideline_corpus(GenConfig().versions)
+            _, report = retrain(old, new, corpus, folder, max_minutes=minutes[1], on_progress=print)
+        figures[f"model_update.{mode}_wall_seconds"] = round(time.perf_counter() - start, 1)
+        figures[f"model_update.{mode}_cpu_seconds"] = round(report.cpu_seconds, 1)
+        figures[f"model_update.{mode}_epochs"] = report.epochs
+        figures[f"model_update.{mode}_dev_exact"] = round(report.best_dev_exact, 4)
+        models[mode] = folder
+    for label, folder in models.items():
+        for part, items in (("cpgqa_test", old_test), ("generated_test", new_test)):
+            got = _score(settings, folder, items, versions, f"{label} {part}")
+            for metric, value in got.items():
+                figures[f"model_update.{label}.{part}_{metric}"] = value
+            print(f"{label} {part}: {got}")
+    figures["model_update.finetune_budget_minutes"], figures["model_update.retrain_budget_minutes"] = minutes
+    figures["model_update.generated_split"] = "train / dev / test per scenario (70/15/15, dkg.qa.dataset); test + " \
+                                              "test_unseen scored, never trained on"
     out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 

@@ -207,10 +207,32 @@ def _reindex(graph: Graph) -> None:
     echo(report.summary())
 
 
+def _questions(graph: Graph, guideline: str, version: str) -> bool:
+    """Generate the published version's QA questions; a failure is reported, the publication stands."""
+    from dkg.config import get_settings
+    from dkg.errors import DKGError
+    from dkg.qa.generated import generate_for_version
+
+    try:
+        generated = generate_for_version(graph, get_settings(), guideline, version)
+    except DKGError as exc:
+        echo(f"no QA questions generated: {exc}")
+        return False
+    echo(f"{len(generated.items)} QA questions generated {generated.split_counts()} in {generated.seconds} s: "
+         f"{generated.path}")
+    return True
+
+
 @app.command("publish")
 @friendly_errors
 def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str | None = WHO,
-                    reason: str = REASON, reindex: bool = REINDEX) -> None:
+                    reason: str = REASON, reindex: bool = REINDEX,
+                    questions: bool = typer.Option(True, "--questions/--no-questions",
+                                                   help="Generate QA questions from the published graph "
+                                                        "($DKG_HOME/qa/generated/)."),
+                    train: bool = typer.Option(False, "--train",
+                                               help="Then fine-tune the text-to-Cypher model on them "
+                                                    "(`dkg train update`; minutes).")) -> None:
     """Make a fully reviewed draft visible to clinicians, atomically (refused while items are pending)."""
     from dkg.graph.db import open_graph
     from dkg.graph.drafts import publish
@@ -222,6 +244,13 @@ def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str
              f"{counts['relations']} relations")
         if reindex:
             _reindex(graph)
+        generated = (questions or train) and _questions(graph, guideline, version)
+    if train and generated:
+        from dkg.config import get_settings
+        from dkg.qa.training_update import update_model
+
+        folder = update_model(get_settings(), on_progress=echo)
+        echo(f"updated text-to-Cypher model in {folder}; answer with it: DKG_API_QA_MODEL_DIR={folder} dkg serve")
 
 
 @app.command("unpublish")

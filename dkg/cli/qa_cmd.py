@@ -67,6 +67,38 @@ def train_cypher(
          f"{report.get('seconds', 0) / 60:.1f} min, {report.get('parameters', 0) / 1e6:.1f}M parameters")
 
 
+@train_app.command("update")
+@friendly_errors
+def train_update(
+    retrain: bool = typer.Option(False, "--retrain", help="Train a new model from scratch instead of fine-tuning."),
+    max_minutes: float | None = typer.Option(None, help="Training time budget (default 8 fine-tune, 12 retrain)."),
+    out: Path | None = typer.Option(None, help="Model folder to write (default $DKG_HOME/qa/text2cypher-updated)."),
+) -> None:
+    """Teach the text-to-Cypher model the published guidelines it was not trained on: fine-tune models/text2cypher
+    on CPG-QA plus every generated question under $DKG_HOME/qa/generated (written by `dkg publish`)."""
+    from dkg.qa.training_update import update_model
+    folder = update_model(get_settings(), mode="retrain" if retrain else "finetune", max_minutes=max_minutes,
+                          folder=out, on_progress=_say)
+    meta = json.loads((folder / "meta.json").read_text())
+    echo(f"updated model in {folder}: dev exact match {meta.get('dev_exact', 0):.3f} (old and new dev questions); "
+         f"answer with it: DKG_API_QA_MODEL_DIR={folder} dkg serve")
+
+
+@qa_app.command("generate")
+@friendly_errors
+def qa_generate(guideline: str = typer.Argument(..., help="Guideline name."),
+                version: str = typer.Argument(..., help="Published version.")) -> None:
+    """Generate verified questions (gold Cypher and answers) from a published version's graph, into
+    $DKG_HOME/qa/generated/ (dkg publish does this)."""
+    from dkg.graph.db import open_graph
+    from dkg.qa.generated import generate_for_version
+    settings = get_settings()
+    with open_graph(settings) as graph:
+        generated = generate_for_version(graph, settings, guideline, version, on_progress=_say)
+    echo(f"{len(generated.items)} questions for {guideline} {version} {generated.split_counts()} in "
+         f"{generated.seconds} s: {generated.path}")
+
+
 @train_app.command("baseline")
 @friendly_errors
 def train_baseline(

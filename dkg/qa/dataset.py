@@ -25,7 +25,7 @@ from dkg.errors import QAError
 from dkg.graph.db import Graph, named_queries
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import GUIDELINE_NAMES, SURFACE, Facts, band_value, detect_guidelines, extract_facts
-from dkg.qa.queries import QuerySketch, QuestionType, model_target
+from dkg.qa.queries import TREATMENT_LITERAL, QuerySketch, QuestionType, model_target
 from dkg.qa.templates import (
     DISTRACTORS,
     FRAMES,
@@ -134,7 +134,9 @@ class GraphView:
     root: str = ""
 
     @classmethod
-    def load(cls, graph: Graph, guideline: str, version: str) -> GraphView:
+    def load(cls, graph: Graph, guideline: str, version: str, *, single_root: bool = True) -> GraphView:
+        """The version's nodes and arrows; ``single_root`` refuses a graph with several entry boxes (an onboarded
+        guideline of several pages has one per page: its paths start at any of them)."""
         q = named_queries("qa_graph")
         nodes = {r["uid"]: r for r in graph.read(q["version_nodes"], {"g": guideline, "v": version})}
         edges = graph.read(q["version_edges"], {"g": guideline, "v": version})
@@ -144,7 +146,7 @@ class GraphView:
         for e in edges:
             view.parents.setdefault(e["tail"], []).append(e)
         roots = [u for u in nodes if u not in view.parents]
-        if len(roots) != 1:
+        if len(roots) != 1 and (single_root or not roots):
             raise ValueError(f"{guideline} {version}: expected one root node, found {len(roots)}")
         view.root = roots[0]
         return view
@@ -169,13 +171,11 @@ def _conditional_steps(view: GraphView) -> list[dict[str, Any]]:
 
 
 def _random_path(view: GraphView, start: str, rng: random.Random) -> list[dict[str, Any]] | None:
-    """Edges of a random path root → start (walking up random parents)."""
+    """Edges of a random path from a root (a node without parents) to start, walking up random parents."""
     path: list[dict[str, Any]] = []
     current, seen = start, {start}
-    while current != view.root:
-        parents = view.parents.get(current)
-        if not parents:
-            return None
+    while current in view.parents:
+        parents = view.parents[current]
         e = rng.choice(parents)
         if e["head"] in seen:
             return None
@@ -435,7 +435,9 @@ def _frames(qtype: QuestionType, unseen: bool, register: bool = False) -> list[s
 
 
 def _treatment_phrases(options: list[str]) -> list[str]:
-    return [o.casefold() for o in options if 1 <= len(o.split()) <= 6 and ":" not in o and "'" not in o]
+    """Options short and plain enough to be a query's treatment literal (a box read from a PDF may not be)."""
+    return [o.casefold() for o in options if 1 <= len(o.split()) <= 6 and ":" not in o and "'" not in o
+            and TREATMENT_LITERAL.match(o.casefold())]
 
 
 class DatasetBuilder:
@@ -472,13 +474,31 @@ class DatasetBuilder:
 
     def _roundtrip_ok(self, question: str, guideline: str, facts: Facts) -> bool:
         found = detect_guidelines(question)
-        return extract_facts(question) == facts and bool(found) and found[0] == guideline
+        return self.read_facts(question) == facts and bool(found) and found[0] == guideline
+
+    # ---- the wording of facts: the clinical lexicon's (a subclass words an onboarded guideline's keys) ----
+    def sample_facts(self, reqs: dict[str, _Requirement], rng: random.Random
+                     ) -> tuple[Facts, dict[str, tuple[int, int]]] | None:
+        """Facts satisfying the requirements of a path (and the age bands used), or None."""
+        return _sample_facts(reqs, rng)
+
+    def render(self, qtype: QuestionType, frame_id: str, guideline: str, rng: random.Random, *,
+               facts: Facts | None = None, bands: dict[str, tuple[int, int]] | None = None,
+               treatment: str | None = None) -> str:
+        """The question of one frame."""
+        return render_question(qtype, frame_id, guideline, rng, facts=facts, bands=bands, treatment=treatment)
+
+    def read_facts(self, question: str) -> Facts:
+        """The facts the rule layer reads in a question (a kept item must read back to its own)."""
+        return extract_facts(question)
+
+    single_root = True
 
     def build(self) -> list[QAItem]:
         """All verified items (deterministic for a given config and graph)."""
         items: list[QAItem] = []
         for guideline, version in self.config.versions:
-            view = GraphView.load(self.graph, guideline, version)
+            view = GraphView.load(self.graph, guideline, version, single_root=self.single_root)
             self.on_progress(f"{guideline} {version}: {len(view.nodes)} nodes")
             items += self._patient_items(view)
             items += self._conditions_items(view)
@@ -507,7 +527,7 @@ class DatasetBuilder:
                 if reqs is None or not reqs:
                     continue
                 for _ in range(self.config.facts_per_path):
-                    sampled = _sample_facts(reqs, rng)
+                    sampled = self.sample_facts(reqs, rng)
                     if sampled is None:
                         continue
                     facts, bands = sampled
@@ -550,7 +570,7 @@ class DatasetBuilder:
                                  rng.choice(pool)[0]))
         for qtype, frame, treat in jobs:
             self.stats["generated"] += 1
-            question = render_question(qtype, frame, view.guideline, rng, facts=facts, bands=bands, treatment=treat)
+            question = self.render(qtype, frame, view.guideline, rng, facts=facts, bands=bands, treatment=treat)
             if not self._roundtrip_ok(question, view.guideline, facts):
                 self.stats["rejected_roundtrip"] += 1
                 continue
@@ -584,8 +604,8 @@ class DatasetBuilder:
                            for _ in range(max(1, self.config.conditions_questions // 3))]
             for frame in frames:
                 self.stats["generated"] += 1
-                question = render_question(QuestionType.CONDITIONS, frame, view.guideline, rng, treatment=phrase)
-                if not self._roundtrip_ok(question, view.guideline, {}) and extract_facts(question):
+                question = self.render(QuestionType.CONDITIONS, frame, view.guideline, rng, treatment=phrase)
+                if not self._roundtrip_ok(question, view.guideline, {}) and self.read_facts(question):
                     self.stats["rejected_roundtrip"] += 1
                     continue
                 if not detect_guidelines(question) or detect_guidelines(question)[0] != view.guideline:

@@ -46,7 +46,7 @@ class _KnownGuidelines(Sequence[str]):
 
 
 GUIDELINES: Sequence[str] = _KnownGuidelines()
-_TREATMENT_OK = re.compile(r"^[a-z0-9][a-z0-9 +\-/.,()–']{1,80}$")
+TREATMENT_LITERAL = re.compile(r"^[a-z0-9][a-z0-9 +\-/.,()–']{1,80}$")  # what a treatment literal may hold
 
 
 @lru_cache(maxsize=1)
@@ -108,12 +108,12 @@ class QuerySketch:
         if self.qtype is not QuestionType.CONDITIONS and not self.keys:
             raise QAError("a patient question needs at least one fact")
         if self.qtype is not QuestionType.NEXT_STEP and (
-                not self.treatment or not _TREATMENT_OK.match(self.treatment)):
+                not self.treatment or not TREATMENT_LITERAL.match(self.treatment)):
             raise QAError(f"treatment phrase {self.treatment!r} is empty or has characters a query may not hold")
 
 
 _HEAD = re.compile(
-    r"^WITH '(?P<g>[A-Za-z]+)' AS guideline"
+    r"^WITH '(?P<g>[A-Za-z][A-Za-z0-9_-]*)' AS guideline"
     r"(?:, '(?P<t>[^'\n]*)' AS treatment)?"
     r"(?:, \{(?P<f>[^}]*)\} AS facts)?\s*$")
 _SLOT = re.compile(r"^\s*([a-z_]+): \$([a-z_]+)\s*$")
