@@ -321,13 +321,19 @@ def extract_facts(question: str) -> Facts:
 def current_mentions(question: str, matches: list[FactMatch]) -> list[FactMatch]:
     """``matches`` without those describing the course before a relapse: once the question states an event of
     the lexicon's ``course_events`` (a relapse), a fact of its ``resets`` keys read from a wording of the first
-    remission ('two years into CR1') is history, not where the patient is now."""
+    remission ('two years into CR1'), or stated before the event and again after it, is history, not where the
+    patient is now."""
     events = course_events()
-    if not any(str(m.value) in events.event.get(m.key, []) for m in matches):
+    starts = [m.start for m in matches if str(m.value) in events.event.get(m.key, [])]
+    if not starts:
         return matches
     lowered = question.lower()
     history = {w.lower() for w in events.history_wordings}
-    return [m for m in matches if m.key not in events.resets or lowered[m.start:m.end] not in history]
+    first = min(starts)
+    # a key stated before the event and again after it: the earlier value describes the earlier course
+    restated = {m.key for m in matches if m.key in events.resets and m.start > first}
+    return [m for m in matches if m.key not in events.resets or (
+        lowered[m.start:m.end] not in history and not (m.key in restated and m.start < first))]
 
 
 def unknown_facts(question: str) -> list[str]:

@@ -61,12 +61,17 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
     inner = graph.read(queries["position_starts"], {**params, "tests": [{"k": k, "v": v, "course": k in course}
                                                                          for k, v in tests.tests]})
     candidates = sorted({r["uid"] for r in inner} - set(roots))
-    lexicon = clinical_lexicon().data
     # the way in is checked with the broader value of a subtype (papillary reaches the non-clear-cell page)
-    checked = way_in_facts({k: lexicon.broader.get(k, {}).get(str(v), v) for k, v in facts.items()})
+    checked = way_in_facts(_broader_facts(facts))
     reached = (way_in or WayIn.of(graph, guideline, version)).ways(checked)
     out.update({uid: reached[uid] for uid in candidates if uid in reached})
     return out
+
+
+def _broader_facts(facts: dict[str, float | str]) -> dict[str, float | str]:
+    """``facts`` with each subtype value replaced by the broader value earlier decisions test (lexicon data)."""
+    broader = clinical_lexicon().data.broader
+    return {k: broader.get(k, {}).get(str(v), v) for k, v in facts.items()}
 
 
 def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], question: str = ""
@@ -79,8 +84,11 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
     way_in = WayIn.of(graph, sketch.guideline, str(params["version"]))
     starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in)
+    checked = way_in_facts(_broader_facts(stated))
     return cypher_from_starts(sketch), {
         "done": sorted(way_in.done_steps(question)),
+        "dead_ends": sorted(way_in.dead_ends(checked)),
+        "blocked_boxes": sorted(way_in.blocked_question_boxes(checked)),
         **params, "starts": sorted(starts), "position_weights": position_weights(),
         "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
         "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
@@ -139,9 +147,12 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
      "ns, size([x IN [n IN ns[1..] WHERE NOT n.content ENDS WITH '?'] + rs WHERE any(k IN $event_keys WHERE "
      "k IN keys(facts) AND x[k] IS NOT NULL)]) AS events, "
      "reduce(acc = coalesce($prefix_keys[ns[0].uid], []), x IN [n IN ns WHERE"),
+    # a question box whose own (unbranched) condition contradicts a stated fact is not entered (dkg.qa.way_in)
+    ("MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)\n  WHERE all(x IN",
+     "MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)\n  WHERE NOT b.uid IN $blocked_boxes AND all(x IN"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
      "events, size([k IN keys(facts) WHERE k IN ks]) AS known, size([k IN ks WHERE k IN keys(facts)]) AS tested, "
-     "CASE WHEN t.uid IN $done THEN 1 ELSE 0 END AS done, "
+     "CASE WHEN t.uid IN $done THEN 1 ELSE 0 END AS done, CASE WHEN t.uid IN $dead_ends THEN 1 ELSE 0 END AS dead, "
      "coalesce($prefix_passed[ns[0].uid], 0) + size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
      "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
      "AS positional,"),
@@ -149,13 +160,14 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
     # treatment before the surveillance that follows it); then the one testing the stated facts more often (of two
     # branches of one decision, the one whose arrow tests the stated age)
     ("ORDER BY unknown ASC, known DESC",
-     "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, done ASC, passed ASC, tested DESC"),
+     "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, dead ASC, done ASC, passed ASC, tested DESC"),
     ("collect({t: t, known: known, unknown: unknown}) AS ranked",
      "collect({t: t, known: known, unknown: unknown, positional: positional, events: events, passed: passed, "
-     "tested: tested, done: done}) AS ranked"),
+     "tested: tested, done: done, dead: dead}) AS ranked"),
     ("WHERE r.known = ranked[0].known AND",
      "WHERE r.positional = ranked[0].positional AND r.events = ranked[0].events AND r.known = ranked[0].known "
-     "AND r.passed = ranked[0].passed AND r.tested = ranked[0].tested AND r.done = ranked[0].done AND"),
+     "AND r.passed = ranked[0].passed AND r.tested = ranked[0].tested AND r.done = ranked[0].done "
+     "AND r.dead = ranked[0].dead AND"),
 )
 
 

@@ -139,6 +139,23 @@ class WayIn:
                     best[edge.target] = way
         return best
 
+    def blocked(self, edge: Edge, checked: WayInFacts) -> bool:
+        """Whether crossing ``edge`` contradicts a stated fact or needs a course event the question does not
+        state (the conditions of a question box that its arrows do not branch on count, as on the way in)."""
+        return any(c.key in checked.required or (c.key in checked.facts and not holds(c, checked.facts[c.key]))
+                   for c in edge.tests + edge.target_tests)
+
+    def blocked_question_boxes(self, checked: WayInFacts) -> set[str]:
+        """Question boxes ('Pelvic or axial primary: resectable?') whose own condition, which their arrows do not
+        test, contradicts a stated fact: the walk may not enter them (a femur is no pelvic primary)."""
+        return {e.target for edges in self.edges.values() for e in edges if e.content.rstrip().endswith("?")
+                and any(c.key in checked.facts and not holds(c, checked.facts[c.key]) for c in e.target_tests)}
+
+    def dead_ends(self, checked: WayInFacts) -> set[str]:
+        """Steps every arrow out of which is blocked (:meth:`blocked`): a link to a recurrence page for a patient
+        with no recurrence leads nowhere, so the treatment beside it is the step the patient is at."""
+        return {node for node, edges in self.edges.items() if edges and all(self.blocked(e, checked) for e in edges)}
+
     def done_steps(self, question: str) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
         done') shares at least two distinctive words with the action's own text (footnotes left out)."""

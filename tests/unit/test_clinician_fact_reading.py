@@ -104,3 +104,50 @@ def test_the_first_remission_is_history_once_a_relapse_is_stated() -> None:
     assert facts("Ph+ ALL relapsed on imatinib, re-induced with ponatinib and now back in CR")["response"] == "cr"
     # without a relapse, CR1 is where the patient is
     assert facts("Ph- B-ALL in CR1, MRD negative")["response"] == "cr"
+
+
+@pytest.mark.parametrize(("question", "age"), [
+    ("Dear Dr Patel, I reviewed Mrs K, 67, in clinic today with Ph- B-ALL.", 67.0),
+    ("Clinic letter: Ms T, now 26, had Ewing sarcoma of the pelvis.", 26.0),
+    ("Course so far: Ph+ B-ALL at 45, no comorbidities.", 45.0),
+])
+def test_an_age_in_a_letter_or_a_course_line_is_read(question: str, age: float) -> None:
+    # second wordings set (w2-ALL-03, w2-bone-07, w2-ALL-06)
+    assert facts(question)["age"] == age
+
+
+@pytest.mark.parametrize("question", ["relapse at 20 months, MRD 0.1%", "MRD at 0.1% and CR at 3 months"])
+def test_at_before_a_duration_or_a_percentage_is_no_age(question: str) -> None:
+    assert "age" not in facts(question)
+
+
+def test_an_isolated_cns_relapse_is_a_relapse_at_a_cns_site() -> None:
+    found = facts("Ph-negative B-ALL in CR1, blasts in the CSF, marrow clear. Isolated CNS relapse. Plan?")
+    assert (found["disease_status"], found["metastasis"]) == ("relapsed", "cns")
+
+
+@pytest.mark.parametrize(("question", "response"), [
+    ("restaging: residual lung nodules, less than a complete response", "less_than_cr"),
+    ("lung metastases that have completely resolved after induction", "cr"),
+])
+def test_response_wordings_of_a_course_narrative(question: str, response: str) -> None:
+    assert facts(question)["response"] == response
+
+
+@pytest.mark.parametrize(("question", "key", "value"), [
+    ("T-lymphoblastic leukaemia, 33 y/o, in remission", "lineage", "t_cell"),
+    ("new LV dysfunction on echo during MAP", "comorbidity", "cardiac"),
+    ("Ewing sarcoma diagnosed 5 years ago, now a relapse in the lungs", "time_to_relapse", 60.0),
+    ("CR, but BCR-ABL1 MRD persistent at 0.1%", "mrd", "persistent"),
+])
+def test_second_set_wordings_of_a_fact(question: str, key: str, value: float | str) -> None:
+    assert facts(question)[key] == value
+
+
+def test_a_value_stated_before_a_recurrence_and_again_after_it_is_history() -> None:
+    # w2-kidney-04: the recurrence risk after nephrectomy, then the IMDC risk of the recurrence
+    question = ("2025 - nephrectomy for clear-cell RCC, high risk of recurrence. Now biopsy: recurrent clear cell "
+                "RCC. IMDC intermediate, ECOG 0.")
+    assert facts(question)["risk"] == "intermediate"
+    # stated once, before the event, it stays
+    assert facts("high risk clear-cell RCC, now a recurrence in the lung")["risk"] == "high"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.lexicon.clinical import asks
+from dkg.lexicon.clinical import asks, out_of_scope, with_treatment_names
 
 
 @pytest.mark.parametrize("question", [
@@ -44,3 +44,40 @@ def test_the_treatment_asked_about(question: str, treatment: str) -> None:
 
     found = asked_treatment(with_treatment_names(question), KNOWN)
     assert found is not None and treatment in found
+
+
+@pytest.mark.parametrize("question", [
+    "Would inotuzumab be right for a 50 year old whose Ph+ ALL has relapsed?",
+    "Would MAP be the right choice for a 12-year-old with localised high-grade osteosarcoma?",
+    "Is it sensible to give cabozantinib here?",
+])
+def test_would_x_be_right_for_is_an_advise_question(question: str) -> None:
+    # second wordings set (w2-ALL-08, w2-bone-14 ...): 'right for' asks whether the treatment fits
+    assert asks(question, "advise")
+
+
+def test_a_verb_names_its_option() -> None:
+    # w2-bone-15 'is it reasonable to just observe ...': the option is 'observation'
+    assert "[observation]" in with_treatment_names("Is it reasonable to just observe a 3 cm grade 1 chondrosarcoma?")
+
+
+@pytest.mark.parametrize("question", [
+    "Can you book the next bone marrow for Mr J (Ph+ ALL in CR1) on Thursday and let the ward know?",
+    "Can you remind me what time the bone sarcoma MDT meets on Wednesday?",
+    "Please draft a letter to Mr P's insurer explaining why he needs sunitinib for his kidney cancer.",
+])
+def test_an_administrative_task_is_out_of_scope(question: str) -> None:
+    assert out_of_scope(question) is not None and "administrative" in str(out_of_scope(question))
+
+
+def test_an_administrative_word_in_a_case_summary_is_no_request() -> None:
+    assert out_of_scope("Ph+ ALL in CR1; the letter to the GP was sent. Maintenance?") is None
+
+
+@pytest.mark.parametrize("question", [
+    "Adrenocortical carcinoma invading the upper pole of the left kidney, 5 cm, 50M - what surgery?",
+    "Phaeochromocytoma on top of the right kidney: what operation?",
+])
+def test_an_adrenal_tumour_beside_the_kidney_is_another_disease(question: str) -> None:
+    # first wordings set w-kidney-24: the kidney is named, the disease is not a kidney cancer
+    assert out_of_scope(question) is not None

@@ -57,3 +57,38 @@ def test_steps_the_question_says_were_done() -> None:
     # one shared word is not enough, and without a done cue nothing was done
     assert way_in.done_steps("CT chest done last week") == set()
     assert way_in.done_steps("Baseline chest CT and MRI of the primary: when?") == set()
+
+
+# a decision -> a question box that asks about one site only; its arrows test resectability, not the site
+SITE_ROWS = [
+    {"a": "entry", "b": "q_ext", "arrow": [], "box": ["site=extremity"], "action": False,
+     "content": "Extremity primary: resectable?"},
+    {"a": "entry", "b": "q_axial", "arrow": [], "box": ["site=axial"], "action": False,
+     "content": "Axial primary: resectable?"},
+    {"a": "q_ext", "b": "surgery", "arrow": ["resectable=yes"], "box": [], "action": True, "content": "Wide resection"},
+    {"a": "q_axial", "b": "surgery_rt", "arrow": ["resectable=yes"], "box": [], "action": True,
+     "content": "Wide resection or preoperative RT"},
+]
+
+
+def test_a_question_box_for_another_site_is_blocked() -> None:
+    # second wordings set (w2-bone-04, L3 vertebra): the extremity box's own condition contradicts 'axial'
+    way_in = WayIn(SITE_ROWS)
+    assert way_in.blocked_question_boxes(way_in_facts({"site": "axial", "resectable": "yes"})) == {"q_ext"}
+    assert way_in.blocked_question_boxes(way_in_facts({"resectable": "yes"})) == set()
+
+
+def test_a_step_whose_every_way_on_is_blocked_is_a_dead_end() -> None:
+    # w2-bone-12: the link to the recurrence page needs a recurrence (never assumed) or metastases (stated none)
+    rows = [
+        {"a": "unresectable", "b": "definitive_rt", "arrow": [], "box": [], "action": True, "content": "RT"},
+        {"a": "unresectable", "b": "restaging", "arrow": [], "box": [], "action": True, "content": "Restaging"},
+        {"a": "restaging", "b": "local", "arrow": [], "box": ["disease_status=recurrent", "metastasis=none"],
+         "action": False},
+        {"a": "restaging", "b": "distant", "arrow": [], "box": ["metastasis=any"], "action": False},
+        {"a": "definitive_rt", "b": "baseline", "arrow": [], "box": [], "action": True, "content": "Baseline CT"},
+    ]
+    way_in = WayIn(rows)
+    assert way_in.dead_ends(way_in_facts({"metastasis": "none"})) == {"restaging"}
+    # a stated recurrence opens the way on
+    assert way_in.dead_ends(way_in_facts({"metastasis": "none", "disease_status": "recurrent"})) == set()
