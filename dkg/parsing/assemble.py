@@ -180,7 +180,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
         label.id = f"p{prims.page_number}-l{index + 1}"
 
     segments = _drop_border_segments(segments, boxes)
-    text_labels = _branch_label_texts(free, boxes, segments, arrowheads, settings)
+    text_labels = _branch_label_texts(free, boxes, segments, arrowheads, settings, prims.source != "ocr")
     for index, label in enumerate(text_labels, start=len(label_boxes) + 1):
         label.id = f"p{prims.page_number}-l{index}"
     taken = {id(token) for label in text_labels for token in label.tokens}
@@ -345,9 +345,10 @@ def _touches(bbox: BBox, segments: list[Segment], arrowheads: list[Shape], near:
 
 
 def _branch_label_texts(free: list[Token], boxes: list[RawBox], segments: list[Segment], arrowheads: list[Shape],
-                        settings: AssemblySettings) -> list[RawBox]:
+                        settings: AssemblySettings, digital: bool = True) -> list[RawBox]:
     """Free text that only names a branch and stands in a connector's path: between two stroke ends (the line
-    is broken for the label), or in front of a box an arrowhead points at through it."""
+    is broken for the label; on scanned pages only with an arrowhead at it, the broken scan strokes leave ends
+    everywhere), or in front of a box an arrowhead points at through it."""
     labels: list[RawBox] = []
     for block in group_blocks(build_lines(free)):
         text = " ".join(line.plain for line in block.lines)
@@ -357,10 +358,28 @@ def _branch_label_texts(free: list[Token], boxes: list[RawBox], segments: list[S
         heads = [h for h in arrowheads if h.bbox.distance_to_box(bbox) <= settings.label_on_connector]
         in_front = (branch and len(heads) == 1 and count == 1
                     and _box_in_front(bbox, heads[0], boxes, settings) is not None)
-        if (branch and count >= 2 and heads) or in_front or _arrow_through(bbox, segments, heads, settings):
+        broken = branch and count >= 2 and bool(
+            heads or (digital and _ends_on_two_sides(bbox, segments, settings.label_on_connector)))
+        if broken or in_front or _arrow_through(bbox, segments, heads, settings):
             tokens = [t for t in free if bbox.expand(0.5).contains_point(t.bbox.center)]
             labels.append(RawBox(bbox, "text", tokens=tokens, block=block))
     return labels
+
+
+def _ends_on_two_sides(bbox: BBox, segments: list[Segment], near: float) -> bool:
+    """Whether stroke ends within ``near`` of ``bbox`` stand on at least two of its sides (left, right, above,
+    below): a line broken for the label and going on from another side, its arrowhead further along."""
+    sides: set[str] = set()
+    for seg in segments:
+        for point in (seg.a, seg.b):
+            if bbox.distance_to_point(point) > near:
+                continue
+            x, y = point
+            out = {"left": bbox.x0 - x, "right": x - bbox.x1, "above": bbox.top - y, "below": y - bbox.bottom}
+            side = max(out, key=lambda k: out[k])
+            if out[side] > 0:  # the side the end stands furthest out of (an end inside the label counts for none)
+                sides.add(side)
+    return len(sides) >= 2
 
 
 def _arrow_through(bbox: BBox, segments: list[Segment], heads: list[Shape], settings: AssemblySettings) -> bool:

@@ -201,6 +201,11 @@ def collapse(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+# a line ending in a word set off by hyphens on both sides (``IV / IO -or-``) ends a word: the next line is a
+# new word, not the rest of a hyphenated one
+_DASHED_WORD_END = re.compile(r"(?:^|\s)-[^\W_]+-$")
+
+
 def _join_hyphen(before: str, after: str, known_words: set[str] | None) -> bool:
     """True when a line-final hyphen is a hyphenation break to undo (drop the hyphen, no space)."""
     head = re.search(r"([A-Za-z0-9]+)-$", before)
@@ -257,7 +262,8 @@ def render(
         if prev_e.endswith("-") and _join_hyphen(prev_e, cur_e, known_words):
             original_parts[-1] = prev_o[:-1] + cur_o if prev_o.endswith("-") else prev_o + " " + cur_o
             expanded_parts[-1] = prev_e[:-1] + cur_e
-        elif prev_e.endswith(("-", "/")) and re.search(r"[A-Za-z0-9][-/]$", prev_e):
+        elif (prev_e.endswith(("-", "/")) and re.search(r"[^\W_][-/]$", prev_e)
+              and not _DASHED_WORD_END.search(prev_e)):
             original_parts[-1] = prev_o + cur_o
             expanded_parts[-1] = prev_e + cur_e
         else:

@@ -227,3 +227,17 @@ def test_squat_block_arrow_between_two_bands_joins_them() -> None:
     layout = assemble(prims)
     assert edges(layout) == {("FIRST", "NEXT")}
     assert [c.kind for c in layout.connectors] == ["block"]
+
+
+def test_branch_word_on_a_broken_line_whose_arrowhead_is_further_along_labels_it() -> None:
+    # smog-50: a stub leaves Q's bottom, YES stands under it, a line leaves YES to the right and turns down
+    # into A; the arrowhead is at A, far from the word
+    prims = page(shapes=[rect(100, 100, 220, 130), rect(200, 200, 300, 230)],
+                 segments=[Segment((160, 130), (160, 136)), Segment((168, 142), (250, 142)),
+                           Segment((250, 142), (250, 193))],
+                 arrowheads=[head_down(250, 200)],
+                 tokens=text("Q", 120, 110) + text("YES", 150, 138, 8) + text("A", 240, 210))
+    layout = assemble(prims)
+    assert edges(layout) == {("Q", "A")}
+    assert labels(layout) == {"A": "YES"}
+

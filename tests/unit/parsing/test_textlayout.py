@@ -61,6 +61,20 @@ def test_known_hyphenated_word_keeps_its_hyphen() -> None:
     assert render(TextBlock(lines), {}, known_words={"ageadapted"})[1] == "ageadapted dosing"
 
 
+def test_a_line_ending_in_a_greek_letter_and_hyphen_runs_on_without_a_space() -> None:
+    # smog-46: "calcium channel blocker or β-" / "blocker if ..." is one word, as with a Latin letter
+    lines = build_lines(word("channel blocker or β-", 0, 100) + word("blocker if", 0, 113))
+    assert render(TextBlock(lines), {}, known_words=set())[1] == "channel blocker or β-blocker if"
+
+
+def test_a_line_ending_in_a_word_set_off_by_hyphens_keeps_the_space() -> None:
+    # smog-50: "Amiodarone ... IV / IO -or-" / "Procainamide ...": -or- is a word of its own
+    lines = build_lines(word("IV / IO -or-", 0, 100) + word("Procainamide 15mg/kg", 0, 113))
+    assert render(TextBlock(lines), {}, known_words=set())[1] == "IV / IO -or- Procainamide 15mg/kg"
+    broken = build_lines(word("IV/IO or non-", 0, 100) + word("Procainamide", 0, 113))
+    assert render(TextBlock(broken), {}, known_words=set())[1] == "IV/IO or non-Procainamide"
+
+
 def test_far_apart_words_on_one_baseline_are_separate_lines() -> None:
     lines = build_lines(word("YES", 0, 100) + word("NO", 200, 100))
     assert [line.plain for line in lines] == ["YES", "NO"]
