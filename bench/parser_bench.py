@@ -158,13 +158,23 @@ def _scanned_route(root: Path, pages: list[RealPage], scans: Path, dpi: int) -> 
     return _real_route(root, pages, f"scanned_{dpi}", lambda p: (scans / scan_name(p, dpi), 1))
 
 
+def real_digital_figures(root: Path) -> dict[str, Any]:
+    """Edge scores of the digital route on the real pages (its keys only, ``edge_*_real_digital_*``)."""
+    listed = real_pages(root)
+    pages = [p for p in listed if (root / "gold" / f"{p.page_id}-edges.csv").is_file()]
+    figures: dict[str, Any] = {"real_pages_without_gold": [p.page_id for p in listed if p not in pages]}
+    figures |= _real_route(root, pages, "digital", lambda p: (p.pdf, p.page))
+    figures["real_pages_dev"] = [p.page_id for p in pages if p.split == "dev"]
+    figures["real_pages_heldout"] = [p.page_id for p in pages if p.split == "heldout"]
+    return figures
+
+
 def real_figures(root: Path, dpis: list[int], scans_dir: Path | None, jobs: int = 1) -> dict[str, Any]:
     """Edge scores on the real pages, digital and scanned at each of ``dpis`` (``jobs`` resolutions at once,
     each in its own process; the per-resolution pages/s then share the cores)."""
     listed = real_pages(root)
     pages = [p for p in listed if (root / "gold" / f"{p.page_id}-edges.csv").is_file()]
-    figures: dict[str, Any] = {"real_pages_without_gold": [p.page_id for p in listed if p not in pages]}
-    figures |= _real_route(root, pages, "digital", lambda p: (p.pdf, p.page))
+    figures = real_digital_figures(root)
     with tempfile.TemporaryDirectory(prefix="dkg-real-scans-") as tmp:
         out = scans_dir or Path(tmp)
         write_real_scans(root, out, dpis=tuple(dpis))
@@ -205,6 +215,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "parser.json")
     parser.add_argument("--real", action="store_true", help="also score the real guideline pages and their scans")
     parser.add_argument("--real-only", action="store_true", help="score only the real pages (skip the corpus)")
+    parser.add_argument("--real-digital-only", action="store_true",
+                        help="score only the digital route on the real pages (no scans, no corpus)")
     parser.add_argument("--real-root", type=Path, default=ROOT / "datasets" / "realpdfs")
     parser.add_argument("--real-dpi", type=int, action="append", help="scan resolution (repeatable; default 200)")
     parser.add_argument("--real-scans-dir", type=Path, default=None,
@@ -212,6 +224,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1,
                         help="score this many scan resolutions at once, one process each (default 1)")
     args = parser.parse_args()
+    if args.real_digital_only:
+        real = real_digital_figures(args.real_root)
+        _write_merged(args.out, real)
+        print(json.dumps(real, indent=1, ensure_ascii=False))
+        return
     if args.real or args.real_only:
         real = real_figures(args.real_root, args.real_dpi or [200], args.real_scans_dir, args.jobs)
         _write_merged(args.out, real)
