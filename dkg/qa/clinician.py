@@ -26,6 +26,8 @@ DEV_PATH = CLINICIAN_DIR / "clinician_dev.jsonl"
 HELDOUT_PATH = CLINICIAN_DIR / "clinician_heldout.jsonl"
 # the project's own development wordings (written independently of the source file; failures may be read)
 WORDINGS_PATH = CLINICIAN_DIR / "clinician_wordings.jsonl"
+# a second set in other registers (letters, handovers, course narratives; development data, failures may be read)
+WORDINGS_2_PATH = CLINICIAN_DIR / "clinician_wordings_2.jsonl"
 SPLIT_SEED = "dkg-clinician-split-1"
 HELDOUT_EVERY = 3
 

@@ -85,9 +85,11 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     way_in = WayIn.of(graph, sketch.guideline, str(params["version"]))
     starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in)
     checked = way_in_facts(_broader_facts(stated))
+    indifferent = way_in.indifferent(checked)
     return cypher_from_starts(sketch), {
         "done": sorted(way_in.done_steps(question)),
         "dead_ends": sorted(way_in.dead_ends(checked)),
+        "indifferent": sorted(indifferent.arrows), "indifferent_keys": sorted(indifferent.keys),
         "blocked_boxes": sorted(way_in.blocked_question_boxes(checked)),
         **params, "starts": sorted(starts), "position_weights": position_weights(),
         "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
@@ -147,6 +149,14 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
      "ns, size([x IN [n IN ns[1..] WHERE NOT n.content ENDS WITH '?'] + rs WHERE any(k IN $event_keys WHERE "
      "k IN keys(facts) AND x[k] IS NOT NULL)]) AS events, "
      "reduce(acc = coalesce($prefix_keys[ns[0].uid], []), x IN [n IN ns WHERE"),
+    # an arrow branching on an unstated key whose every value leads on to the same steps may be crossed, and
+    # that key is not counted as unknown (dkg.qa.way_in.WayIn.indifferent)
+    ("' in ', '='), '=')) IN keys(facts))))+ (t:Action)",
+     "' in ', '='), '=')) IN keys(facts)) OR a.uid + '>' + b.uid IN $indifferent)))+ (t:Action)"),
+    ("    AND all(c IN coalesce(x.constraints, []) WHERE head(split(",
+     "    AND (all(c IN coalesce(x.constraints, []) WHERE head(split("),
+    ("CASE WHEN k IN keys(facts) OR k IN u THEN u ELSE u + k END)) AS unknown",
+     "CASE WHEN k IN keys(facts) OR k IN $indifferent_keys OR k IN u THEN u ELSE u + k END)) AS unknown"),
     # a question box whose own (unbranched) condition contradicts a stated fact is not entered (dkg.qa.way_in)
     ("MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)\n  WHERE all(x IN",
      "MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)\n  WHERE NOT b.uid IN $blocked_boxes AND all(x IN"),

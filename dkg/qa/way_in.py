@@ -23,6 +23,7 @@ from dkg.errors import ConstraintError
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.types import Constraint, Op
+from dkg.vocabulary import VOCABULARY, KeyKind
 
 FactValue = float | str
 _WORDS = re.compile(r"[a-z][a-z0-9/-]{2,}")
@@ -89,6 +90,23 @@ def way_in_facts(facts: dict[str, FactValue]) -> WayInFacts:
 
 
 @dataclass(frozen=True)
+class Indifferent:
+    """Arrows ('source>target' uids) the walk may cross without their key, and those keys
+    (:meth:`WayIn.indifferent`)."""
+
+    arrows: frozenset[str]
+    keys: frozenset[str]
+
+
+def _covers(key: str, tests: list[Constraint]) -> bool:
+    """Whether the tests together admit every value of a closed categorical key."""
+    spec = VOCABULARY.get(key)
+    if spec is None or spec.kind is not KeyKind.CATEGORICAL or spec.open or not spec.values:
+        return False
+    return all(any(holds(c, value) for c in tests) for value in spec.values)
+
+
+@dataclass(frozen=True)
 class Way:
     """The best way in to one node: the stated keys it tests and the actions it passes (the node included)."""
 
@@ -146,15 +164,45 @@ class WayIn:
                    for c in edge.tests + edge.target_tests)
 
     def blocked_question_boxes(self, checked: WayInFacts) -> set[str]:
-        """Question boxes ('Pelvic or axial primary: resectable?') whose own condition, which their arrows do not
-        test, contradicts a stated fact: the walk may not enter them (a femur is no pelvic primary)."""
-        return {e.target for edges in self.edges.values() for e in edges if e.content.rstrip().endswith("?")
-                and any(c.key in checked.facts and not holds(c, checked.facts[c.key]) for c in e.target_tests)}
+        """Question boxes that branch, side by side, on a condition their arrows do not test ('Extremity
+        primary: resectable?' beside 'Pelvic or axial primary: resectable?') and whose own condition contradicts
+        a stated fact: the walk may not enter them (a femur is no pelvic primary). A single question box's own
+        condition only restates who reaches it and is not checked (as in the walk)."""
+        out: set[str] = set()
+        for edges in self.edges.values():
+            boxes = [e for e in edges if e.content.rstrip().endswith("?")]
+            for key in {c.key for e in boxes for c in e.target_tests if c.key in checked.facts}:
+                siblings = [e for e in boxes if any(c.key == key for c in e.target_tests)]
+                if len(siblings) < 2:
+                    continue
+                out |= {e.target for e in siblings
+                        if any(c.key == key and not holds(c, checked.facts[key]) for c in e.target_tests)}
+        return out
 
     def dead_ends(self, checked: WayInFacts) -> set[str]:
         """Steps every arrow out of which is blocked (:meth:`blocked`): a link to a recurrence page for a patient
         with no recurrence leads nowhere, so the treatment beside it is the step the patient is at."""
         return {node for node, edges in self.edges.items() if edges and all(self.blocked(e, checked) for e in edges)}
+
+    def indifferent(self, checked: WayInFacts) -> Indifferent:
+        """Arrows that branch on a key the question leaves unstated when every value of the key leads on to the
+        same steps ('resectable' → upfront nephrectomy / biopsy first, both then branch on the histology): the
+        walk may cross them without the key, since no answer beyond them depends on it."""
+        arrows: set[str] = set()
+        keys: set[str] = set()
+        for node, edges in self.edges.items():
+            unstated = {c.key for e in edges for c in e.tests} - set(checked.facts)
+            for key in unstated:
+                branches = [e for e in edges if any(c.key == key for c in e.tests)]
+                if len(branches) < 2 or not _covers(key, [c for e in branches for c in e.tests if c.key == key]):
+                    continue
+                if any({c.key for c in e.tests + e.target_tests} - set(checked.facts) - {key} for e in branches):
+                    continue
+                onward = [frozenset(x.target for x in self.edges.get(e.target, [])) for e in branches]
+                if onward[0] and all(o == onward[0] for o in onward):
+                    arrows |= {f"{node}>{e.target}" for e in branches}
+                    keys.add(key)
+        return Indifferent(frozenset(arrows), frozenset(keys))
 
     def done_steps(self, question: str) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI

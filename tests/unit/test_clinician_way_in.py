@@ -92,3 +92,33 @@ def test_a_step_whose_every_way_on_is_blocked_is_a_dead_end() -> None:
     assert way_in.dead_ends(way_in_facts({"metastasis": "none"})) == {"restaging"}
     # a stated recurrence opens the way on
     assert way_in.dead_ends(way_in_facts({"metastasis": "none", "disease_status": "recurrent"})) == set()
+
+
+# workup -> resectable: upfront surgery / not: biopsy first; both then branch on the histology
+WILMS_ROWS = [
+    {"a": "workup", "b": "surgery", "arrow": ["resectable=yes"], "box": [], "action": True, "content": "Nephrectomy"},
+    {"a": "workup", "b": "biopsy", "arrow": ["resectable=no"], "box": [], "action": True, "content": "Biopsy"},
+    {"a": "workup", "b": "bilateral", "arrow": [], "box": ["stage=V"], "action": False},
+    {"a": "surgery", "b": "favorable", "arrow": [], "box": ["histology=favorable"], "action": False},
+    {"a": "surgery", "b": "anaplasia", "arrow": [], "box": ["histology=focal_anaplasia"], "action": False},
+    {"a": "biopsy", "b": "favorable", "arrow": [], "box": ["histology=favorable"], "action": False},
+    {"a": "biopsy", "b": "anaplasia", "arrow": [], "box": ["histology=focal_anaplasia"], "action": False},
+]
+
+
+def test_a_branch_whose_every_value_leads_to_the_same_steps_does_not_need_its_key() -> None:
+    # first wordings set w-kidney-20: 'favorable histology Wilms, stage 1' need not say whether it was resectable
+    found = WayIn(WILMS_ROWS).indifferent(way_in_facts({"histology": "favorable", "stage": "I"}))
+    assert found.arrows == {"workup>surgery", "workup>biopsy"} and found.keys == {"resectable"}
+    # stated, the key is simply tested; branches that lead on differently still need it
+    assert not WayIn(WILMS_ROWS).indifferent(way_in_facts({"resectable": "yes"})).arrows
+    assert not WayIn(SITE_ROWS).indifferent(way_in_facts({"site": "axial"})).arrows
+
+
+def test_a_single_question_box_only_restates_who_reaches_it() -> None:
+    # CPG-QA generated items (UPS of bone on the osteosarcoma restaging question 'resectable?'): not blocked
+    rows = [{"a": "neoadjuvant", "b": "q_res", "arrow": [], "box": ["histology=osteosarcoma"], "action": False,
+             "content": "High-grade localized osteosarcoma on restaging: resectable?"},
+            {"a": "q_res", "b": "surgery", "arrow": ["resectable=yes"], "box": [], "action": True,
+             "content": "Surgery"}]
+    assert WayIn(rows).blocked_question_boxes(way_in_facts({"histology": "ups"})) == set()
