@@ -24,7 +24,7 @@ class Stroke:
 
 @dataclass(frozen=True)
 class Head:
-    """A solid arrowhead in pixels: its outline (convex hull) and bounding rectangle."""
+    """A solid arrowhead in pixels: its outline (the smallest triangle around it) and bounding rectangle."""
 
     points: tuple[tuple[int, int], ...]
     rect: tuple[int, int, int, int]
@@ -35,12 +35,16 @@ class Connectors:
     strokes: list[Stroke]
     heads: list[Head]
     line_mask: np.ndarray  # the strokes and heads found, to keep them out of the text OCR
+    # every solid blob shaped like a head, near a stroke end or not (a slanted arrow's head has no straight
+    # run beside it: the traced networks decide, see :func:`network_strokes`)
+    head_blobs: tuple[tuple[Head, np.ndarray], ...] = ()
 
 
-def outside_boxes(page: PageImage, shapes: list[FoundShape], words: list[Rect], settings: ScanSettings
-                  ) -> np.ndarray:
-    """The ink that is not a box's inside, border or drop shadow, nor a word read outside the boxes."""
-    ink = page.ink.copy()
+def outside_boxes(page: PageImage, shapes: list[FoundShape], words: list[Rect], settings: ScanSettings,
+                  mask: np.ndarray | None = None) -> np.ndarray:
+    """The ink (or ``mask``) that is not a box's inside, border or drop shadow, nor a word read outside the
+    boxes."""
+    ink = (page.ink if mask is None else mask).copy()
     pad = page.px(settings.box_clearance_pt)
     h, w = ink.shape
     for shape in shapes:
@@ -154,6 +158,7 @@ def find_connectors(page: PageImage, shapes: list[FoundShape], words: list[Rect]
     solid = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     contours, _ = cv2.findContours(solid, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     heads: list[Head] = []
+    blobs: list[tuple[Head, np.ndarray]] = []
     line_mask = cv2.bitwise_or(level_mask, upright_mask)
     least, most = settings.head_min_pt * page.ppt, settings.head_max_pt * page.ppt
     for contour in contours:
@@ -161,12 +166,99 @@ def find_connectors(page: PageImage, shapes: list[FoundShape], words: list[Rect]
         if max(w, h) < least or max(w, h) > most or min(w, h) < settings.head_min_aspect * max(w, h):
             continue  # too small, too large, or a thick stretch of a stroke (a head is about as wide as long)
         rect = (x, y, x + w, y + h)
+        # the smallest triangle around the blob: assembly reads its tip (the corner facing the shortest side)
+        # to tell a head entering a box from one standing on a line just under the box it leaves
+        _, triangle = cv2.minEnclosingTriangle(contour)
+        blobs.append((Head(tuple((int(round(px)), int(round(py))) for px, py in triangle.reshape(-1, 2)), rect),
+                      contour))
         if not _near_end(rect, strokes, settings.head_reach_pt * page.ppt):
             stub = _stub(rect, shapes, page, settings)
             if stub is None:
                 continue
             strokes.append(stub)
-        hull = cv2.convexHull(contour).reshape(-1, 2)
-        heads.append(Head(tuple((int(px), int(py)) for px, py in hull), rect))
+        heads.append(blobs[-1][0])
         cv2.drawContours(line_mask, [contour], -1, 255, thickness=cv2.FILLED)
-    return Connectors(strokes, heads, line_mask)
+    return Connectors(strokes, heads, line_mask, tuple(blobs))
+
+
+def _ray_to_box(end: PixelPoint, other: PixelPoint, shapes: list[FoundShape], reach: float) -> PixelPoint:
+    """Where the line from ``other`` through ``end``, continued at most ``reach`` pixels, first enters a box
+    (``end`` itself when it enters none or already lies in one)."""
+    dx, dy = end[0] - other[0], end[1] - other[1]
+    length = float(np.hypot(dx, dy))
+    if length == 0:
+        return end
+    ux, uy = dx / length, dy / length
+    best, best_t = end, reach
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.rect
+        low, high = 0.0, best_t  # slab intersection of the ray with the rectangle
+        for start, step, lo, hi in ((end[0], ux, x0, x1), (end[1], uy, y0, y1)):
+            if abs(step) < 1e-9:
+                if not lo <= start <= hi:
+                    low, high = 1.0, 0.0
+                continue
+            t0, t1 = sorted(((lo - start) / step, (hi - start) / step))
+            low, high = max(low, t0), min(high, t1)
+        if low <= high and low < best_t:
+            best, best_t = (end[0] + ux * low, end[1] + uy * low), low
+    return best
+
+
+def _arms(lines: np.ndarray, contour: np.ndarray, page: PageImage, settings: ScanSettings) -> int:
+    """How many lines leave a solid blob: the pieces of line ink in a thin ring around it (an arrowhead that
+    ends a line has one; a joint, or a head drawn on a line running through, two or more)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    outer = page.px(settings.head_ring_pt[1])
+    inner = page.px(settings.head_ring_pt[0])
+    x0, y0 = max(0, x - outer - 1), max(0, y - outer - 1)
+    x1, y1 = min(lines.shape[1], x + w + outer + 1), min(lines.shape[0], y + h + outer + 1)
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [contour], -1, 255, thickness=cv2.FILLED, offset=(-x0, -y0))
+
+    def grown(k: int) -> np.ndarray:
+        return cv2.dilate(blob, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
+
+    ring = cv2.bitwise_and(cv2.bitwise_and(grown(outer), cv2.bitwise_not(grown(inner))), lines[y0:y1, x0:x1])
+    count, _ = cv2.connectedComponents(ring, connectivity=8)
+    return count - 1
+
+
+def network_strokes(page: PageImage, shapes: list[FoundShape], words: list[Rect], found: Connectors,
+                    settings: ScanSettings) -> tuple[list[Stroke], list[Head]]:
+    """Connector strokes traced as networks (see :mod:`dkg.parsing.scan.network`) from the line ink outside
+    the boxes (the straight runs found before, dash gaps closed, added back), with every loose end continued
+    straight on to the box it stops short of; and the arrowheads: the solid blobs lying at a network's loose end
+    (or between two boxes, where the stem was too short to find)."""
+    from dkg.parsing.scan.network import trace_networks
+
+    lines = outside_boxes(page, shapes, words, settings, cv2.bitwise_or(page.ink, found.line_mask))
+    networks = trace_networks(lines, settings.line_min_pt * page.ppt, settings.network_tolerance_pt * page.ppt,
+                              settings.network_spur_pt * page.ppt)
+    reach = settings.attach_pt * page.ppt
+    strokes: list[Stroke] = []
+    # the loose ends (as zero-length strokes), where a head may sit
+    loose: list[Stroke] = []
+    for chains in networks:
+        for chain in chains:
+            points = list(chain.points)
+            if chain.free_start:
+                loose.append(Stroke(points[0], points[0]))
+                points[0] = _ray_to_box(points[0], points[1], shapes, reach)
+            if chain.free_end:
+                loose.append(Stroke(points[-1], points[-1]))
+                points[-1] = _ray_to_box(points[-1], points[-2], shapes, reach)
+            strokes.extend(Stroke(a, b) for a, b in zip(points, points[1:], strict=False))
+    heads: list[Head] = []
+    for head, contour in found.head_blobs:
+        if _arms(lines, contour, page, settings) > 1:
+            # ink thickened where lines meet (a T-junction), or a head drawn on a line that runs on: it ends no
+            # line, so it enters no box
+            continue
+        if not _near_end(head.rect, loose, settings.head_reach_pt * page.ppt):
+            stub = _stub(head.rect, shapes, page, settings)
+            if stub is None:
+                continue
+            strokes.append(stub)
+        heads.append(head)
+    return strokes, heads

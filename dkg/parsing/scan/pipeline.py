@@ -9,7 +9,7 @@ import numpy as np
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import PagePrimitives, Segment, Shape
 from dkg.parsing.scan.binarise import binarise
-from dkg.parsing.scan.connectors import Stroke, find_connectors, reach_boxes
+from dkg.parsing.scan.connectors import Stroke, find_connectors, network_strokes, reach_boxes
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
 from dkg.parsing.scan.shapes import find_shapes, snap_to_borders
 from dkg.parsing.scan.text import box_tokens, free_tokens, token_rects
@@ -32,10 +32,14 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
                for st in connectors.strokes]
     shapes, used_level, used_upright = snap_to_borders(shapes, level, upright, page, settings)
     borders = used_level | used_upright
-    strokes = [st for i, st in enumerate(connectors.strokes) if i not in borders]
+    heads = connectors.heads
+    if settings.trace_networks:
+        strokes, heads = network_strokes(page, shapes, token_rects(free, scale), connectors, settings)
+    else:
+        strokes = reach_boxes([st for i, st in enumerate(connectors.strokes) if i not in borders], shapes,
+                              settings.attach_pt * scale)
     pointers = [Stroke((float(s.pointer[0]), float(s.rect[3])), (float(s.pointer[0]), float(s.pointer[1])))
                 for s in shapes if s.pointer is not None]
-    strokes = reach_boxes(strokes, shapes, settings.attach_pt * scale)
     pointed = reach_boxes(pointers, shapes, settings.chevron_reach_pt * scale)
     strokes += pointed
     inside = [BBox(*(v / scale for v in s.rect)) for s in shapes]
@@ -49,7 +53,7 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
                                   shape.filled, not shape.filled, shape.kind))
     for stroke in strokes:
         prims.segments.append(Segment(pt(*stroke.a), pt(*stroke.b)))
-    for head in connectors.heads:
+    for head in heads:
         x0, y0, x1, y1 = head.rect
         prims.arrowheads.append(Shape(tuple(pt(px, py) for px, py in head.points),
                                       BBox(x0 / scale, y0 / scale, x1 / scale, y1 / scale), True, False))

@@ -68,6 +68,14 @@ class ScanSettings:
     stub_max_pt: float = 14.0  # the longest stem of an arrow between two boxes that may be lost in a scan
     snap_pt: float = 20.0  # a shaded box whose fill fades out is widened to a border stroke this close
     snap_cover: float = 0.8  # ... that runs along this share of the box's side
+    # connector networks (skeleton graph of the line ink): a chain's polyline keeps within this of its pixels,
+    # and a loose whisker shorter than ``network_spur_pt`` hanging off a joint is a skeleton artefact
+    trace_networks: bool = True
+    network_tolerance_pt: float = 1.5
+    network_spur_pt: float = 2.0
+    # the ring around a solid blob (inner, outer distance) in which the lines leaving it are counted: more
+    # than one make it a joint (or a head on a line running through), not an arrowhead ending a line
+    head_ring_pt: tuple[float, float] = (0.7, 2.5)
     # text
     box_psm: int = 6  # tesseract page segmentation for the text of one box (a uniform block)
     free_psm: int = 11  # for text outside boxes (sparse text)
