@@ -28,7 +28,8 @@ RETURN d.draft_uid AS uid;
 // name: draft_info
 MATCH (d:DraftVersion {draft_uid: $uid})
 RETURN d.draft_uid AS uid, d.of_guideline AS guideline, d.of_version AS version, d.draft_title AS title,
-       d.pdf_source AS source,
+       d.pdf_source AS source, toString(d.effective_start) AS effective_start,
+       toString(d.effective_end) AS effective_end,
        toString(d.created_at) AS created_at;
 
 // name: draft_items
@@ -97,7 +98,8 @@ RETURN n.uid AS uid, n.content AS content, n.pages AS pages;
 
 // name: published_info
 MATCH (g:GuidelineVersion {uid: $uid})
-RETURN g.title AS title, g.source AS source, coalesce(g.onboarded, false) AS onboarded;
+RETURN g.title AS title, g.source AS source, coalesce(g.onboarded, false) AS onboarded,
+       toString(g.effective_start) AS effective_start, toString(g.effective_end) AS effective_end;
 
 // name: delete_published
 MATCH (g:GuidelineVersion {uid: $uid})

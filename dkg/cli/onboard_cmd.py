@@ -13,6 +13,7 @@ from dkg.cli.common import app, cell, console, echo, friendly_errors
 
 if TYPE_CHECKING:
     from dkg.graph.db import Graph
+    from dkg.types import EffectivePeriod
 
 review_app = typer.Typer(help="Review a draft guideline version: list, accept, edit or reject its items "
                               "(boxes n…, arrows e…, proposed keys k:…). Every action is audited.",
@@ -25,6 +26,27 @@ WHO = typer.Option(None, "--who", help="Curator recorded in the audit trail (def
 REASON = typer.Option("", "--reason", help="Why (kept in the audit trail).")
 
 
+def effective_period(start: str | None, end: str | None) -> EffectivePeriod | None:
+    """The period given by ``--effective-from`` / ``--effective-to``, checked before any work."""
+    from pydantic import ValidationError
+
+    from dkg.graph.drafts import OnboardingError
+    from dkg.types import EffectivePeriod
+
+    if start is None:
+        if end is not None:
+            raise OnboardingError("--effective-to needs --effective-from (the first day the version is in force); "
+                                  "nothing was written")
+        return None
+    try:
+        return EffectivePeriod.model_validate({"start": start, "end": end})
+    except ValidationError as exc:
+        reasons = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        raise OnboardingError(f"--effective-from {start!r}"
+                              + (f" --effective-to {end!r}" if end else "")
+                              + f": {reasons}; give dates as YYYY-MM-DD; nothing was written") from exc
+
+
 @app.command("onboard")
 @friendly_errors
 def onboard_command(
@@ -35,15 +57,20 @@ def onboard_command(
     title: str = typer.Option("", "--title", help="Title shown with the guideline."),
     ocr: str = typer.Option("auto", "--ocr", help="auto: OCR pages without a text layer; always; never."),
     overlay: bool = typer.Option(True, "--overlay/--no-overlay", help="Write review pictures of each page."),
+    effective_from: str | None = typer.Option(None, "--effective-from",
+                                              help="First day the version is in force (YYYY-MM-DD)."),
+    effective_to: str | None = typer.Option(None, "--effective-to",
+                                            help="Last day it is in force (YYYY-MM-DD; open-ended when absent)."),
     who: str | None = WHO,
 ) -> None:
     """Parse, extract and load a PDF as a DRAFT (invisible to clinicians) for review; refused if it exists."""
     from dkg.graph.db import open_graph
     from dkg.graph.onboard import onboard
 
+    effective = effective_period(effective_from, effective_to)
     with open_graph() as graph:
         report = onboard(graph, pdf, guideline, version, pages=pages, title=title, ocr=ocr, overlays=overlay,
-                         who=who, echo=echo)
+                         who=who, echo=echo, effective=effective)
     echo(f"draft {guideline} {version}: {report.nodes} boxes, {report.edges} arrows, {report.constraints} "
          f"constraints, {len(report.proposed_keys)} proposed key(s)"
          + (f" ({', '.join(report.proposed_keys)})" if report.proposed_keys else ""))

@@ -30,7 +30,7 @@ from dkg.errors import ConstraintError, CurationError
 from dkg.graph.build_input import BuildInput
 from dkg.graph.builder import write_versions
 from dkg.graph.db import Graph, named_queries
-from dkg.types import Constraint
+from dkg.types import Constraint, EffectivePeriod
 from dkg.vocabulary import (
     GUIDELINE_FILE,
     GUIDELINES_ROOT,
@@ -120,23 +120,32 @@ def refuse_existing(graph: Graph, guideline: str, version: str) -> None:
                               "or onboard under a new version; nothing was written")
 
 
+def period_of(row: dict[str, Any]) -> EffectivePeriod | None:
+    """The effective period of a draft or version row (``effective_start`` / ``effective_end``; None: undated)."""
+    if row.get("effective_start") is None:
+        return None
+    return EffectivePeriod.model_validate({"start": row["effective_start"], "end": row.get("effective_end")})
+
+
 def _create(tx: ManagedTransaction, guideline: str, version: str, title: str, source: str,
-            items: Sequence[DraftItem], action: dict[str, Any]) -> None:
+            items: Sequence[DraftItem], action: dict[str, Any], effective: EffectivePeriod | None = None) -> None:
     draft = {"draft_uid": _uid(guideline, version), "of_guideline": guideline, "of_version": version,
-             "draft_title": title, "pdf_source": source}
+             "draft_title": title, "pdf_source": source,
+             "effective_start": effective.start if effective else None,
+             "effective_end": effective.end if effective else None}
     rows = [{**it.row(), "order": i} for i, it in enumerate(items)]
     tx.run(named_queries("onboard")["create_draft"], draft=draft, items=rows, action=action).consume()
 
 
 def create_draft(graph: Graph, guideline: str, version: str, items: Sequence[DraftItem], *, title: str = "",
-                 source: str = "", who: str | None = None) -> int:
+                 source: str = "", who: str | None = None, effective: EffectivePeriod | None = None) -> int:
     """Load a draft in one transaction (all items or nothing). Refuses a name/version that exists."""
     BuildInput(guideline, version)  # checks the names
     graph.ensure_schema()
     refuse_existing(graph, guideline, version)
     action = _action("onboard", who, f"onboarded from {source}" if source else "onboarded",
                      after={"items": len(items)})
-    graph.execute_write(lambda tx: _create(tx, guideline, version, title, source, items, action))
+    graph.execute_write(lambda tx: _create(tx, guideline, version, title, source, items, action, effective))
     return len(items)
 
 
@@ -294,7 +303,8 @@ def pending(items: Iterable[DraftItem]) -> list[DraftItem]:
     return [it for it in items if it.status == PENDING]
 
 
-def build_input_of(guideline: str, version: str, title: str, items: Sequence[DraftItem]) -> BuildInput:
+def build_input_of(guideline: str, version: str, title: str, items: Sequence[DraftItem],
+                   effective: EffectivePeriod | None = None) -> BuildInput:
     """The build input of a fully reviewed draft: rejected items left out, with their constraints and edges."""
     rejected_keys = {it.content for it in items if it.kind == "key" and it.status == REJECTED}
 
@@ -310,7 +320,7 @@ def build_input_of(guideline: str, version: str, title: str, items: Sequence[Dra
                 raise OnboardingError(f"{where}: {exc}; edit or reject it") from exc
         return out
 
-    build = BuildInput(guideline, version, title)
+    build = BuildInput(guideline, version, title, effective)
     keys: dict[str, str] = {}
     for it in items:
         if it.kind == "node" and it.status != REJECTED:
@@ -400,7 +410,7 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
     topic: Path | None = None
     try:
         topic = _write_topic(guideline, info["title"] or "", vocabulary_root)
-        build = build_input_of(guideline, version, info["title"] or "", items)
+        build = build_input_of(guideline, version, info["title"] or "", items, period_of(info))
         record = _action("publish", who, reason, after=build.counts())
         q = named_queries("onboard")
 
@@ -446,7 +456,7 @@ def unpublish(graph: Graph, guideline: str, version: str, *, who: str | None = N
     def work(tx: ManagedTransaction) -> None:
         tx.run(q["delete_published"], uid=uid).consume()
         tx.run(q["delete_orphan_treatments"]).consume()
-        _create(tx, guideline, version, info["title"] or "", info["source"] or "", items, record)
+        _create(tx, guideline, version, info["title"] or "", info["source"] or "", items, record, period_of(info))
 
     graph.execute_write(work)
     return len(items)

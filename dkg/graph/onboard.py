@@ -19,7 +19,7 @@ from dkg.errors import BuildError
 from dkg.graph.db import Graph
 from dkg.graph.drafts import DraftItem, OnboardingError, create_draft, refuse_existing
 from dkg.graph.model import node_key, normalise_content
-from dkg.types import InvalidNameError, path_under
+from dkg.types import EffectivePeriod, InvalidNameError, path_under
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,8 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
 
 def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str | None = None,
             title: str = "", ocr: str = "auto", overlays: bool = True, settings: Settings | None = None,
-            who: str | None = None, echo: Callable[[str], None] = print) -> OnboardReport:
+            who: str | None = None, echo: Callable[[str], None] = print,
+            effective: EffectivePeriod | None = None) -> OnboardReport:
     """Parse, extract and load ``pdf`` as a draft of ``guideline`` ``version`` (refused when it exists)."""
     from dkg.constraints.run import extract_file, open_extractor
     from dkg.graph.build_input import BuildInput
@@ -140,7 +141,7 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
         extracted = extract_file(extractor, edges_csv, work / "constrained.csv", work / "constrained.json")
     items = draft_items_of(extracted)
     create_draft(graph, guideline, version, items, title=title or f"{guideline} (onboarded from {pdf.name})",
-                 source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who)
+                 source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who, effective=effective)
     node_items = [i for i in items if i.kind == "node"]
     edge_items = [i for i in items if i.kind == "edge"]
     return OnboardReport(guideline, version, len(node_items), len(edge_items),
