@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from dkg.errors import ConstraintError
-from dkg.lexicon.clinical import clinical_facts, course_events, digit_text, negation, not_fact_spans, value_precedence
+from dkg.lexicon.clinical import (
+    clinical_facts,
+    course_events,
+    digit_text,
+    implied_facts,
+    negation,
+    not_fact_spans,
+    value_precedence,
+)
 from dkg.lexicon.topics import guideline_topics, topics_data
 from dkg.types import Constraint, Op
 from dkg.vocabulary import VOCABULARY
@@ -324,7 +332,9 @@ def current_mentions(question: str, matches: list[FactMatch]) -> list[FactMatch]
     remission ('two years into CR1'), or stated before the event and again after it, is history, not where the
     patient is now."""
     events = course_events()
-    starts = [m.start for m in matches if str(m.value) in events.event.get(m.key, [])]
+    # an event stated outright, or implied by a fact ('isolated CNS relapse': a relapse at a CNS site)
+    starts = [m.start for m in matches if str(m.value) in events.event.get(m.key, []) or any(
+        str(value) in events.event.get(key, []) for key, value in implied_facts({m.key: m.value}).items())]
     if not starts:
         return matches
     lowered = question.lower()

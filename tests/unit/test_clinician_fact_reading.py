@@ -151,3 +151,9 @@ def test_a_value_stated_before_a_recurrence_and_again_after_it_is_history() -> N
     assert facts(question)["risk"] == "intermediate"
     # stated once, before the event, it stays
     assert facts("high risk clear-cell RCC, now a recurrence in the lung")["risk"] == "high"
+
+
+def test_an_implied_relapse_makes_the_first_remission_history() -> None:
+    # w2-ALL-07: 'in CR1 ... Isolated CNS relapse': the relapse is implied by the CNS site, CR1 is the past
+    found = facts("Ph-negative B-ALL, in CR1 on POMP maintenance. Isolated CNS relapse. Plan?")
+    assert found["disease_status"] == "relapsed" and "response" not in found
