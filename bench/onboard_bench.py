@@ -83,15 +83,19 @@ def main() -> None:
     parser.add_argument("--model-update", nargs="+", choices=("finetune", "retrain"), default=None,
                         help="generate questions for every published onboarded guideline, update the text-to-Cypher "
                              "model each way named and score CPG-QA test and the generated test split before/after")
-    parser.add_argument("--minutes", type=float, nargs=2, default=(6.0, 12.0), metavar=("FINETUNE", "RETRAIN"),
+    parser.add_argument("--minutes", type=float, nargs=2, default=(10.0, 12.0), metavar=("FINETUNE", "RETRAIN"),
                         help="with --model-update: training budgets in minutes (retrain: the shipped trainer's 12)")
     parser.add_argument("--limit", type=int, default=0, help="with --model-update: score only N CPG-QA test items")
+    parser.add_argument("--no-shipped", action="store_true", help="with --model-update: do not score the shipped model")
+    parser.add_argument("--epochs", type=int, default=None, help="with --model-update: fine-tuning epochs")
+    parser.add_argument("--label", default="", help="with --model-update: suffix of the model folders and keys")
     args = parser.parse_args()
     if args.qa:
         qa_part(args.out, clinician_dev=args.clinician)
         return
     if args.model_update:
-        model_update_part(args.out, args.model_update, args.minutes, args.limit)
+        model_update_part(args.out, args.model_update, args.minutes, args.limit, shipped=not args.no_shipped,
+                          epochs=args.epochs, label=args.label)
         return
 
     gold_pages = yaml.safe_load(GOLD.read_text(encoding="utf-8"))["pages"]
@@ -212,9 +216,12 @@ def _score(settings: object, model_dir: Path, items: list, versions: dict[str, s
             "n": len(rows)}
 
 
-def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float], limit: int) -> None:
+def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float], limit: int, *,
+                      shipped: bool = True, epochs: int | None = None, label: str = "") -> None:
     """Questions generated from each published onboarded guideline's graph; the shipped model and each updated one
     scored on the CPG-QA test split and on the generated questions' test split (held out from the update)."""
+    from dataclasses import asdict
+
     from dkg.graph.drafts import version_state
     from dkg.graph.drafts_replay import load_review, onboard_reviewed, review_files
     from dkg.qa.dataset import GenConfig, load_dataset
@@ -247,13 +254,14 @@ def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float],
     old_test = [i for i in old if i.split == "test"]
     old_test = old_test[:limit] if limit else old_test
     new_test = [i for i in new if i.split in ("test", "test_unseen")]
-    models = {"shipped": MODEL_DIR}
-    for mode in modes:
+    models = {"shipped": MODEL_DIR} if shipped else {}
+    tuning = UpdateSettings(max_minutes=minutes[0], **({"max_epochs": epochs} if epochs else {}))
+    for way in modes:
+        mode = way + label
         folder = updated_model_dir(settings).with_name(f"text2cypher-{mode}")
         start = time.perf_counter()
-        if mode == "finetune":
-            _, report = finetune(MODEL_DIR, old, new, folder, config=UpdateSettings(max_minutes=minutes[0]),
-                                 on_progress=print)
+        if way == "finetune":
+            _, report = finetune(MODEL_DIR, old, new, folder, config=tuning, on_progress=print)
         else:
             corpus = guideline_corpus(GenConfig().versions)
             _, report = retrain(old, new, corpus, folder, max_minutes=minutes[1], on_progress=print)
@@ -261,6 +269,9 @@ def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float],
         figures[f"model_update.{mode}_cpu_seconds"] = round(report.cpu_seconds, 1)
         figures[f"model_update.{mode}_epochs"] = report.epochs
         figures[f"model_update.{mode}_dev_exact"] = round(report.best_dev_exact, 4)
+        figures[f"model_update.{mode}_steps"] = report.steps
+        if way == "finetune":
+            figures[f"model_update.{mode}_settings"] = json.dumps(asdict(tuning))
         models[mode] = folder
     for label, folder in models.items():
         for part, items in (("cpgqa_test", old_test), ("generated_test", new_test)):

@@ -71,7 +71,7 @@ def train_cypher(
 @friendly_errors
 def train_update(
     retrain: bool = typer.Option(False, "--retrain", help="Train a new model from scratch instead of fine-tuning."),
-    max_minutes: float | None = typer.Option(None, help="Training time budget (default 8 fine-tune, 12 retrain)."),
+    max_minutes: float | None = typer.Option(None, help="Training time budget (default 10 fine-tune, 12 retrain)."),
     out: Path | None = typer.Option(None, help="Model folder to write (default $DKG_HOME/qa/text2cypher-updated)."),
 ) -> None:
     """Teach the text-to-Cypher model the published guidelines it was not trained on: fine-tune models/text2cypher
