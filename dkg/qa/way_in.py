@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,8 +187,10 @@ class WayIn:
 
     def indifferent(self, checked: WayInFacts) -> Indifferent:
         """Arrows that branch on a key the question leaves unstated when every value of the key leads on to the
-        same steps ('resectable' → upfront nephrectomy / biopsy first, both then branch on the histology): the
-        walk may cross them without the key, since no answer beyond them depends on it."""
+        same steps ('resectable' → upfront nephrectomy / biopsy first, both then branch on the histology) and those
+        steps test a stated fact: the walk may cross them without the key, since no answer beyond them depends on
+        it. Where the next arrows test nothing stated, crossing would only carry the walk past a step not yet
+        done (a chondrosarcoma's excision on to its surveillance), so the key stays unknown."""
         arrows: set[str] = set()
         keys: set[str] = set()
         for node, edges in self.edges.items():
@@ -199,10 +202,15 @@ class WayIn:
                 if any({c.key for c in e.tests + e.target_tests} - set(checked.facts) - {key} for e in branches):
                     continue
                 onward = [frozenset(x.target for x in self.edges.get(e.target, [])) for e in branches]
-                if onward[0] and all(o == onward[0] for o in onward):
+                if (onward[0] and all(o == onward[0] for o in onward)
+                        and self._keys_tested_next(e.target for e in branches) & set(checked.facts)):
                     arrows |= {f"{node}>{e.target}" for e in branches}
                     keys.add(key)
         return Indifferent(frozenset(arrows), frozenset(keys))
+
+    def _keys_tested_next(self, nodes: Iterable[str]) -> set[str]:
+        """The keys the arrows out of ``nodes`` test (their targets' own conditions included)."""
+        return {c.key for node in nodes for e in self.edges.get(node, []) for c in e.tests + e.target_tests}
 
     def done_steps(self, question: str) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI

@@ -122,3 +122,17 @@ def test_a_single_question_box_only_restates_who_reaches_it() -> None:
             {"a": "q_res", "b": "surgery", "arrow": ["resectable=yes"], "box": [], "action": True,
              "content": "Surgery"}]
     assert WayIn(rows).blocked_question_boxes(way_in_facts({"histology": "ups"})) == set()
+
+
+def test_a_branch_that_does_not_matter_is_not_crossed_when_nothing_stated_lies_beyond() -> None:
+    # CPG-QA test items (localized grade 2 chondrosarcoma, resectable): excision, then a margins branch whose
+    # both values lead to surveillance; crossing it without a stated fact beyond answered 'surveillance'
+    rows = [
+        {"a": "entry", "b": "excision", "arrow": [], "box": ["resectable=yes"], "action": True,
+         "content": "Wide en bloc excision"},
+        {"a": "excision", "b": "clear", "arrow": ["resectable=yes"], "box": [], "action": True, "content": "Observe"},
+        {"a": "excision", "b": "close", "arrow": ["resectable=no"], "box": [], "action": True, "content": "Re-excise"},
+        {"a": "clear", "b": "surveillance", "arrow": [], "box": [], "action": True, "content": "Surveillance"},
+        {"a": "close", "b": "surveillance", "arrow": [], "box": [], "action": True, "content": "Surveillance"},
+    ]
+    assert not WayIn(rows).indifferent(way_in_facts({"histology": "chondrosarcoma"})).arrows
