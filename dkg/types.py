@@ -302,6 +302,11 @@ class EffectivePeriod(BaseModel):
                              "give the last day the version is in force, on or after the start")
         return self
 
+    @classmethod
+    def of_row(cls, start: object, end: object) -> EffectivePeriod | None:
+        """The period of a stored row's ``effective_start`` / ``effective_end`` (None: the row is undated)."""
+        return None if start is None else cls.model_validate({"start": start, "end": end})
+
     def covers(self, day: date) -> bool:
         return self.start <= day and (self.end is None or day <= self.end)
 

@@ -34,9 +34,7 @@ class VersionInfo(BaseModel):
         """A graph row carries the period as ``effective_start`` / ``effective_end`` (ISO dates or null)."""
         if isinstance(data, dict) and "effective_start" in data:
             data = dict(data)
-            start, end = data.pop("effective_start"), data.pop("effective_end", None)
-            if start is not None:
-                data["effective"] = {"start": start, "end": end}
+            data["effective"] = EffectivePeriod.of_row(data.pop("effective_start"), data.pop("effective_end", None))
         return data
 
 

@@ -122,9 +122,7 @@ def refuse_existing(graph: Graph, guideline: str, version: str) -> None:
 
 def period_of(row: dict[str, Any]) -> EffectivePeriod | None:
     """The effective period of a draft or version row (``effective_start`` / ``effective_end``; None: undated)."""
-    if row.get("effective_start") is None:
-        return None
-    return EffectivePeriod.model_validate({"start": row["effective_start"], "end": row.get("effective_end")})
+    return EffectivePeriod.of_row(row.get("effective_start"), row.get("effective_end"))
 
 
 def _create(tx: ManagedTransaction, guideline: str, version: str, title: str, source: str,

@@ -271,18 +271,26 @@ def _sample_number(key: str, r: _Requirement, rng: random.Random) -> tuple[float
     return value, None
 
 
+def _draw_number(key: str, r: _Requirement, rng: random.Random, facts: Facts,
+                 bands: dict[str, tuple[int, int]]) -> bool:
+    """Draw a numeric key's value into ``facts`` (its band, if any, into ``bands``); False: none fits."""
+    got = _sample_number(key, r, rng)
+    if got is None:
+        return False
+    facts[key] = got[0]
+    if got[1]:
+        bands[key] = got[1]
+    return True
+
+
 def _sample_facts(reqs: dict[str, _Requirement], rng: random.Random
                   ) -> tuple[Facts, dict[str, tuple[int, int]]] | None:
     facts: Facts = {}
     bands: dict[str, tuple[int, int]] = {}
     for key, r in sorted(reqs.items()):
         if VOCABULARY[key].kind is KeyKind.NUMERIC:
-            got = _sample_number(key, r, rng)
-            if got is None:
+            if not _draw_number(key, r, rng, facts, bands):
                 return None
-            facts[key] = got[0]
-            if got[1]:
-                bands[key] = got[1]
         else:
             allowed = r.allowed if r.allowed is not None else {v for (k, v) in SURFACE if k == key}
             pool = [v for v in sorted(allowed - r.excluded) if (key, v) in SURFACE]

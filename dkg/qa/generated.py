@@ -31,9 +31,9 @@ from dkg.qa.dataset import (
     DatasetBuilder,
     GenConfig,
     QAItem,
+    _draw_number,
     _fact_phrase,
     _Requirement,
-    _sample_number,
     dataset_hash,
     load_dataset,
     save_dataset,
@@ -110,13 +110,7 @@ class VocabularyDatasetBuilder(DatasetBuilder):
         for key, r in sorted(reqs.items()):
             spec = _own(key)
             if spec is None:  # a base key: the lexicon's sampling
-                if VOCABULARY[key].kind is KeyKind.NUMERIC:
-                    got = _sample_number(key, r, rng)
-                    if got is None:
-                        return None
-                    facts[key] = got[0]
-                    if got[1]:
-                        bands[key] = got[1]
+                if VOCABULARY[key].kind is KeyKind.NUMERIC and _draw_number(key, r, rng, facts, bands):
                     continue
                 return None
             if spec.kind is KeyKind.NUMERIC:
