@@ -4,9 +4,11 @@ digital route)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from dkg.parsing.geometry import BBox
+from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.models import PagePrimitives, Segment, Shape
 from dkg.parsing.scan.binarise import binarise
 from dkg.parsing.scan.connectors import Stroke, find_connectors, network_strokes, reach_boxes
@@ -64,4 +66,31 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
                                       BBox((tx - size) / scale, (ty - size) / scale, (tx + size) / scale,
                                            ty / scale), True, False))
     prims.tokens = box_tokens(page, shapes, settings) + free
+    return prims
+
+
+def region_primitives(gray: np.ndarray, page_number: int, region: BBox, width_pt: float, height_pt: float,
+                      settings: ScanSettings = DEFAULT_SETTINGS) -> PagePrimitives:
+    """Primitives of a raster figure placed at ``region`` (page points) on a ``width_pt`` × ``height_pt`` page,
+    read by the pipeline from its greyscale image ``gray`` (any resolution), in page points: to be added to the
+    born-digital page's own primitives and assembled with them."""
+    if region.width <= 0 or region.height <= 0:
+        raise ValueError(f"a raster figure needs a region with a positive size; got {region}")
+    local = pipeline_primitives(gray, page_number, region.width, region.height, settings)
+    dx, dy = region.x0, region.top
+
+    def move(point: Point) -> Point:
+        return (point[0] + dx, point[1] + dy)
+
+    def moved(box: BBox) -> BBox:
+        return BBox(box.x0 + dx, box.top + dy, box.x1 + dx, box.bottom + dy)
+
+    def shape(s: Shape) -> Shape:
+        return replace(s, points=tuple(move(p) for p in s.points), bbox=moved(s.bbox))
+
+    prims = PagePrimitives(page_number, width_pt, height_pt, "ocr")
+    prims.tokens = [replace(t, bbox=moved(t.bbox)) for t in local.tokens]
+    prims.shapes = [shape(s) for s in local.shapes]
+    prims.arrowheads = [shape(s) for s in local.arrowheads]
+    prims.segments = [replace(s, a=move(s.a), b=move(s.b)) for s in local.segments]
     return prims
