@@ -200,7 +200,11 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
             connectors.append(connector)
 
     connectors += _pointer_arrows(boxes, settings)
-    connectors += _stacked(boxes, connectors, warnings, settings)
+    connectors += _sibling_rows(boxes, connectors, warnings, settings)
+    listed = _list_fanouts(boxes, connectors, warnings, settings)
+    connectors += listed
+    connectors += _stacked(boxes, connectors, warnings, settings,
+                           skip={t for c in listed for t in c.targets})
 
     free_lines = build_lines(free)
     used = [b for b in boxes]
@@ -520,16 +524,99 @@ def _abutting_chain(bboxes: list[BBox], settings: AssemblySettings) -> bool:
                for a, b in zip(ordered, ordered[1:], strict=False))
 
 
+def _entered_from_above(connectors: list[RawConnector], boxes: list[RawBox]) -> dict[int, list[int]]:
+    """Each box entered by an arrow (or block arrow) from a box standing wholly above it → those sources."""
+    out: dict[int, list[int]] = {}
+    for c in connectors:
+        if c.kind == "stacked" or not c.directed:
+            continue
+        for t in c.targets:
+            for s in c.sources:
+                if s != t and boxes[s].bbox.bottom <= boxes[t].bbox.top + 1.0:
+                    out.setdefault(t, []).append(s)
+    return out
+
+
+def _sibling_rows(boxes: list[RawBox], connectors: list[RawConnector], warnings: list[str],
+                  settings: AssemblySettings) -> list[RawConnector]:
+    """An arrow from above into one box of a row of sibling boxes enters them all: the boxes side by side with
+    it (equal tops and heights within ``row_align_tol``, gaps up to ``sibling_gap``) that send arrows but are
+    entered by none (a chevron drawn into the middle column of a fan-out; the other columns' heads start
+    there too, or they would not send arrows)."""
+    entered = {t for c in connectors for t in c.targets}
+    sending = {s for c in connectors for s in c.sources}
+    out: list[RawConnector] = []
+    for target, sources in _entered_from_above(connectors, boxes).items():
+        t = boxes[target].bbox
+        row = {target}
+        changed = True
+        while changed:
+            changed = False
+            for bi, box in enumerate(boxes):
+                b = box.bbox
+                if bi in row or bi in entered or bi not in sending:
+                    continue
+                if abs(b.top - t.top) > settings.row_align_tol or abs(b.height - t.height) > settings.row_align_tol:
+                    continue
+                if any(0 <= max(b.x0 - boxes[m].bbox.x1, boxes[m].bbox.x0 - b.x1) <= settings.sibling_gap
+                       for m in row):
+                    row.add(bi)
+                    changed = True
+        siblings = sorted(row - {target}, key=lambda bi: boxes[bi].bbox.x0)
+        if not siblings:
+            continue
+        span = BBox.around([(boxes[bi].bbox.x0, t.top) for bi in row] + [(boxes[bi].bbox.x1, t.top) for bi in row])
+        for source in sorted(set(sources)):
+            if not span.x0 <= boxes[source].bbox.center[0] <= span.x1:
+                continue
+            out.append(RawConnector([source], siblings, [Segment(boxes[source].bbox.center, t.center)], "row"))
+            warnings.append(f"arrow from {boxes[source].id} into {boxes[target].id} also enters its sibling "
+                            f"boxes {', '.join(boxes[bi].id for bi in siblings)} (a row of boxes side by side, "
+                            "entered by no arrow of their own)")
+    return out
+
+
+def _list_fanouts(boxes: list[RawBox], connectors: list[RawConnector], warnings: list[str],
+                  settings: AssemblySettings) -> list[RawConnector]:
+    """An arrow from above into the first box of a list (``list_min_items`` boxes of one width stacked with
+    visible gaps, no connector at any of them but that arrow) enters every item: the list's boxes are the
+    source's items, not steps following each other."""
+    touched = {b for c in connectors for b in (*c.sources, *c.targets)}
+    out: list[RawConnector] = []
+    for first, sources in _entered_from_above(connectors, boxes).items():
+        if any(first in c.sources for c in connectors):
+            continue  # the first box leads on: a step, not the head of a list
+        column = [first]
+        while True:
+            last = boxes[column[-1]].bbox
+            below = [bi for bi, box in enumerate(boxes) if bi not in column
+                     and settings.list_gap_min <= box.bbox.top - last.bottom <= settings.list_gap_max
+                     and abs(box.bbox.x0 - last.x0) <= settings.list_align_tol
+                     and abs(box.bbox.x1 - last.x1) <= settings.list_align_tol]
+            if len(below) != 1 or below[0] in touched:
+                break
+            column.append(below[0])
+        if len(column) < settings.list_min_items:
+            continue
+        items = column[1:]
+        for source in sorted(set(sources)):
+            out.append(RawConnector([source], items, [Segment(boxes[source].bbox.center, boxes[first].bbox.center)],
+                                    "list"))
+            warnings.append(f"boxes {', '.join(boxes[bi].id for bi in column)} stand in a list under "
+                            f"{boxes[source].id}, whose arrow enters the first: each is read as its item")
+    return out
+
+
 def _stacked(boxes: list[RawBox], connectors: list[RawConnector], warnings: list[str],
-             settings: AssemblySettings) -> list[RawConnector]:
+             settings: AssemblySettings, skip: set[int] | frozenset[int] = frozenset()) -> list[RawConnector]:
     """Boxes stacked edge to edge (or a small gap apart) with no connector between them follow each other in
     reading order, top to bottom, when the upper one takes part in the flowchart (stacked side boxes that no
-    connector reaches stay notes)."""
+    connector reaches stay notes). Boxes in ``skip`` (list items) are not steps."""
     linked = {frozenset((s, t)) for c in connectors for s in c.sources for t in c.targets}
     on_chart = {b for c in connectors for b in (*c.sources, *c.targets)}
     out: list[RawConnector] = []
     for upper in sorted(range(len(boxes)), key=lambda i: boxes[i].bbox.top):
-        if upper not in on_chart:
+        if upper not in on_chart or upper in skip:
             continue
         a = boxes[upper].bbox
         for lower, box in enumerate(boxes):
@@ -537,7 +624,8 @@ def _stacked(boxes: list[RawBox], connectors: list[RawConnector], warnings: list
             gap = b.top - a.bottom
             overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
             narrow = min(a.width, b.width)
-            if (lower == upper or not -settings.stack_gap <= gap <= settings.stack_gap or b.top <= a.top
+            if (lower == upper or lower in skip or not -settings.stack_gap <= gap <= settings.stack_gap
+                    or b.top <= a.top
                     or narrow <= 0 or overlap < settings.stack_overlap * narrow
                     or narrow < settings.stack_width_ratio * max(a.width, b.width)
                     or frozenset((upper, lower)) in linked):

@@ -13,17 +13,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dkg.errors import ParseError
+from dkg.errors import ParseError, ServiceError
 from dkg.parsing.assemble import PAGE_CODE, PageLayout, assemble
 from dkg.parsing.digital import extract_primitives
+from dkg.parsing.figures import describe, figure_regions, merge_figure, place, read_figure
+from dkg.parsing.geometry import BBox
 from dkg.parsing.models import (
     Box,
     Connector,
     OCRMode,
     PageIssue,
     PageNote,
+    PagePrimitives,
     ParsedPage,
     ParseResult,
+    PixelRegion,
     UnreadablePDFError,
 )
 from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
@@ -98,6 +102,8 @@ class _PageState:
     note_keys: dict[int, str] = field(default_factory=dict)  # footnote entry index → key settled by glyphs
     # the page's footnote entries as settled with the document's other pages (OCR pages); None until then
     doc_entries: list[tuple[str, str, Any]] | None = None
+    # images on a born-digital page read from pixels (flowcharts pasted in as pictures)
+    pixel_regions: list[PixelRegion] = field(default_factory=list)
 
 
 class DocumentParser:
@@ -142,6 +148,7 @@ class DocumentParser:
     def _parse(self, index: int) -> _PageState:
         start = time.perf_counter()
         issues: list[str] = []
+        regions: list[PixelRegion] = []
         try:
             page = self.pdf.pages[index]
             has_text = self.ocr is not OCRMode.ALWAYS and sum(
@@ -162,6 +169,8 @@ class DocumentParser:
                 if not has_text:
                     issues.append("page has no text layer; use --ocr auto or --ocr always to read it")
             layout = assemble(prims, assembly)
+            if source == "digital":
+                layout, regions = self._with_figures(index, page, prims, layout, issues)
             links = list(prims.links)
         except ParseError:
             raise
@@ -175,13 +184,59 @@ class DocumentParser:
             source = "error"
             links = []
         issues.extend(layout.warnings)
-        return _PageState(index, layout, source, time.perf_counter() - start, issues, links)
+        state = _PageState(index, layout, source, time.perf_counter() - start, issues, links)
+        state.pixel_regions = regions
+        return state
+
+    def _with_figures(self, index: int, page: Any, prims: PagePrimitives, layout: PageLayout,
+                      issues: list[str]) -> tuple[PageLayout, list[PixelRegion]]:
+        """The vector layout with the flowcharts drawn as images on the page read from pixels and merged in
+        (``--ocr never``: they are reported, not read; without tesseract: reported with the reason)."""
+        regions = figure_regions(page)
+        read: list[PixelRegion] = []
+        for region in regions:
+            if self.ocr is OCRMode.NEVER:
+                issues.append(f"image {place(region.bbox)} may hold a flowchart drawn in pixels; not read "
+                              "(--ocr never; use --ocr auto to read it)")
+                continue
+            try:
+                figure, figure_issues, dpi = read_figure(
+                    lambda bbox, dpi: self._render_region(index, bbox, dpi), region, prims)
+            except (TesseractNotFoundError, ServiceError) as exc:
+                issues.append(f"image {place(region.bbox)} may hold a flowchart drawn in pixels; not read ({exc})")
+                continue
+            except Exception as exc:  # noqa: BLE001  (the figure fails alone; the page's vector result stands)
+                log.debug("figure on page %s failed", index + 1, exc_info=True)
+                issues.append(f"image {place(region.bbox)} could not be read from pixels "
+                              f"({type(exc).__name__}: {exc}); its boxes are missing")
+                continue
+            issues.extend(f"image {place(region.bbox)}: {message}" for message in figure_issues)
+            layout, record = merge_figure(layout, figure, region, dpi, index + 1)
+            issues.append(describe(record))
+            read.append(record)
+        return layout, read
 
     def _ocr_primitives(self, index: int, width: float, height: float) -> ScanRead:
         """The page read by the scan route: primitives, issues and the assembly settings of the reader used."""
         from dkg.parsing.scan.route import read_scanned_page
 
         return read_scanned_page(self._render(index), index + 1, width, height)
+
+    def _render_region(self, index: int, bbox: BBox, dpi: float) -> Any:
+        """Greyscale numpy image of the region ``bbox`` (points, origin top-left) of page ``index`` at ``dpi``."""
+        if self._pdfium is None:
+            import pypdfium2 as pdfium
+
+            self._pdfium = pdfium.PdfDocument(str(self.path))
+            self._stack.callback(self._pdfium.close)
+        page = self._pdfium[index]
+        try:
+            width, height = page.get_size()
+            crop = (bbox.x0, height - bbox.bottom, width - bbox.x1, bbox.top)
+            image = page.render(scale=dpi / 72, grayscale=True, crop=crop).to_numpy()
+        finally:
+            page.close()
+        return image[:, :, 0] if image.ndim == 3 else image
 
     def _is_blank(self, index: int) -> bool:
         """Whether page ``index`` has no ink at all (a coarse render, so a blank scan costs no OCR)."""
@@ -701,6 +756,9 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
             labels[layout.boxes[target_index].id] = collapse(" ".join(render(b, notes, known)[1] for b in blocks))
         direction = ("block arrow" if raw_connector.kind == "block" else
                      "reading order (stacked boxes, no connector)" if raw_connector.kind == "stacked" else
+                     "fan-out to a list (the arrow enters its first item)" if raw_connector.kind == "list" else
+                     "fan-out to a row (the arrow enters one of the boxes side by side)"
+                     if raw_connector.kind == "row" else
                      "arrowhead" if raw_connector.directed else "reading order (no arrowhead)")
         connector = Connector(cid, [layout.boxes[s].id for s in raw_connector.sources],
                               [layout.boxes[t].id for t in raw_connector.targets], raw_connector.segments,
@@ -746,6 +804,7 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
     for block in group_blocks(layout.header) + group_blocks(layout.bottom):
         # titles, text panels above the chart, footnotes and footers: not the chart, kept for retrieval
         page.notes.append(PageNote("page_text", block.bbox, render(block, notes, known)[1]))
+    page.pixel_regions = list(state.pixel_regions)
     page.issues = [PageIssue(number, message) for message in issues]
     return page
 

@@ -12,7 +12,7 @@ from dkg.types import HeadTailEdge
 
 __all__ = [
     "Box", "Connector", "HeadTailEdge", "LinkAnnotation", "OCRMode", "PageIssue", "PageNote", "PagePrimitives",
-    "ParseResult", "ParsedPage", "Segment", "Shape", "Token", "UnreadablePDFError",
+    "ParseResult", "ParsedPage", "PixelRegion", "Segment", "Shape", "Token", "UnreadablePDFError",
 ]
 
 
@@ -122,6 +122,17 @@ class PageNote:
 
 
 @dataclass(frozen=True)
+class PixelRegion:
+    """An image inside a born-digital page read from pixels (by the scan route): where it stands, the
+    resolution it was read at, the ids of the boxes read there and how many connectors it added."""
+
+    bbox: BBox
+    dpi: float
+    box_ids: tuple[str, ...]
+    connectors: int
+
+
+@dataclass(frozen=True)
 class PageIssue:
     """A warning about one page (kept in the JSON sidecar and printed by the CLI)."""
 
@@ -145,6 +156,7 @@ class ParsedPage:
     footnotes: dict[str, str] = field(default_factory=dict)
     dropped_boxes: list[str] = field(default_factory=list)
     notes: list[PageNote] = field(default_factory=list)
+    pixel_regions: list[PixelRegion] = field(default_factory=list)
     issues: list[PageIssue] = field(default_factory=list)
     seconds: float = 0.0
 

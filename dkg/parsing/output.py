@@ -125,6 +125,8 @@ def sidecar(result: ParseResult) -> dict[str, Any]:
             } for c in page.connectors],
             "notes": [{"kind": n.kind, "bbox": n.bbox.as_list(), "text": n.text, "box_id": n.box_id}
                       for n in page.notes],
+            "pixel_regions": [{"bbox": r.bbox.as_list(), "dpi": r.dpi, "boxes": list(r.box_ids),
+                               "connectors": r.connectors} for r in page.pixel_regions],
             "footnotes": page.footnotes,
             "edges": [{**e.model_dump(), "head_original": o[0], "tail_original": o[1]}
                       for e, o in zip(page.edges, page.originals, strict=True)],

@@ -33,6 +33,7 @@ class OverlayStyle:
     branch_label: RGB = (170, 40, 200)
     free_text: RGB = (120, 120, 120)
     page_text: RGB = (160, 160, 160)
+    pixels: RGB = (0, 150, 160)
     width: int = 2
     font_size: int = 14
 
@@ -84,6 +85,10 @@ def draw_overlay(image: Any, page: ParsedPage, style: OverlayStyle = OverlayStyl
     def rect(bbox: BBox) -> tuple[float, float, float, float]:
         return (bbox.x0 * s, bbox.top * s, bbox.x1 * s, bbox.bottom * s)
 
+    for region in page.pixel_regions:
+        draw.rectangle(rect(region.bbox), outline=style.pixels, width=style.width)
+        draw.text((region.bbox.x0 * s + 2, region.bbox.bottom * s + 2), f"read from pixels ({region.dpi:g} dpi)",
+                  fill=style.pixels, font=small)
     for note in page.notes:
         colour = getattr(style, note.kind, style.free_text)
         draw.rectangle(rect(note.bbox), outline=colour, width=style.width, fill=(*colour, 28))
@@ -189,6 +194,8 @@ def _legend_rows(page: ParsedPage, style: OverlayStyle) -> list[tuple[RGB, str]]
         (style.edge, f"edge ({len(page.edges)}); dashed: direction inferred, no arrowhead"),
         (style.label, "edge label"),
     ]
+    if page.pixel_regions:
+        rows.append((style.pixels, f"image read from pixels ({len(page.pixel_regions)})"))
     kinds = _kinds(note.kind for note in page.notes)
     rows += [(getattr(style, kind, style.free_text), f"{NOTE_LEGEND.get(kind, kind)} ({count})")
              for kind, count in kinds.items()]

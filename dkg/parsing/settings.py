@@ -71,11 +71,29 @@ class AssemblySettings:
     # a straight stroke whose free end stops at most this short of another stroke it points at joins it
     junction_gap: float = 8.0
 
+    # a list under a box: at least ``list_min_items`` boxes of one width (edges within ``list_align_tol``)
+    # stacked in a column with visible gaps (``list_gap_min``–``list_gap_max``; boxes touching edge to edge are
+    # steps in reading order), the first entered by an arrow from a box above and none with a connector of its
+    # own, are items the arrow's source fans out to (a bulleted list drawn as one box per bullet)
+    list_min_items: int = 3
+    list_gap_min: float = 1.5
+    list_gap_max: float = 12.0
+    list_align_tol: float = 3.0
+    # a row of sibling boxes: boxes of one height (``row_align_tol``) side by side at most ``sibling_gap`` apart,
+    # one entered by an arrow from a box above them, the others sending arrows but entered by none, are all
+    # entered by that arrow (a chevron into the middle of a three-column fan-out)
+    sibling_gap: float = 24.0
+
     def __post_init__(self) -> None:
         for item in fields(self):
             value = getattr(self, item.name)
             if isinstance(value, (int, float)) and value < 0:
                 raise ValueError(f"AssemblySettings.{item.name} must be >= 0; got {value!r}")
+        if self.list_min_items < 2:
+            raise ValueError(f"AssemblySettings.list_min_items must be >= 2; got {self.list_min_items!r}")
+        if self.list_gap_min > self.list_gap_max:
+            raise ValueError("AssemblySettings needs list_gap_min <= list_gap_max; got "
+                             f"{self.list_gap_min!r} > {self.list_gap_max!r}")
         if self.label_max_words < 1:
             raise ValueError(f"AssemblySettings.label_max_words must be >= 1; got {self.label_max_words!r}")
         if not all(isinstance(word, str) and word.strip() for word in self.branch_words):
@@ -97,3 +115,55 @@ DEFAULT_SETTINGS = AssemblySettings()
 # A scanned page's shapes are traced outlines that include their border strokes, so a title band and the box
 # under it share a border line and overlap by about a stroke width (2.6 pt on the banded fixture at 200 dpi).
 SCANNED_SETTINGS = AssemblySettings(piece_gap=3.0)
+
+
+# the values of dkg.parsing.scan.settings.ScanRoute (not imported: that loads OpenCV with the scan package)
+SCAN_ROUTES = ("pipeline", "legacy", "hybrid")
+
+
+@dataclass(frozen=True)
+class FigureSettings:
+    """When an image embedded in a born-digital page is read as a flowchart figure (by the scan route).
+
+    Lengths are PDF points; resolutions dots per inch."""
+
+    # an image at least this wide and high, with at most ``max_text_chars`` characters of the text layer drawn
+    # over it, may hold a flowchart drawn in pixels (smaller images are logos, icons, pictograms; an image under
+    # much text is a box's fill or a background)
+    min_width: float = 120.0
+    min_height: float = 60.0
+    max_text_chars: int = 8
+    # the image is read at its own resolution, kept within these bounds (tesseract needs about 150 dpi; above
+    # 400 dpi only the run time grows)
+    min_dpi: float = 150.0
+    max_dpi: float = 400.0
+    # a box read from pixels overlapping a vector box by this share of the smaller one is that vector box (the
+    # same box seen twice), not a second box
+    duplicate_share: float = 0.5
+    # the scan reader used (a ``dkg.parsing.scan.settings.ScanRoute`` value): the pipeline read cbrn-12's
+    # figure at edge F1 0.923 against 0.480 by the default hybrid choice, which kept the rule-based reader
+    scan_route: str = "pipeline"
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, (int, float)) and value < 0:
+                raise ValueError(f"FigureSettings.{item.name} must be >= 0; got {value!r}")
+        if not 0 < self.min_dpi <= self.max_dpi:
+            raise ValueError(f"FigureSettings needs 0 < min_dpi <= max_dpi; got {self.min_dpi!r}, {self.max_dpi!r}")
+        if self.scan_route not in SCAN_ROUTES:
+            raise ValueError(f"FigureSettings.scan_route must be one of {', '.join(SCAN_ROUTES)}; got "
+                             f"{self.scan_route!r}")
+        if not 0 < self.duplicate_share <= 1:
+            raise ValueError(f"FigureSettings.duplicate_share must be in (0, 1]; got {self.duplicate_share!r}")
+
+    def render_dpi(self, native_dpi: float) -> float:
+        """The resolution an image of ``native_dpi`` is read at.
+
+        >>> FigureSettings().render_dpi(182.0), FigureSettings().render_dpi(72.0), FigureSettings().render_dpi(600)
+        (182.0, 150.0, 400.0)
+        """
+        return min(max(native_dpi, self.min_dpi), self.max_dpi)
+
+
+DEFAULT_FIGURE_SETTINGS = FigureSettings()

@@ -241,3 +241,56 @@ def test_branch_word_on_a_broken_line_whose_arrowhead_is_further_along_labels_it
     assert edges(layout) == {("Q", "A")}
     assert labels(layout) == {"A": "YES"}
 
+
+
+def test_arrow_into_the_first_of_a_gapped_column_of_boxes_fans_out_to_the_list() -> None:
+    # H ▼ [I1] [I2] [I3]: one box per bullet, 4 pt apart, none with a connector of its own
+    items = [rect(100, 160, 300, 180), rect(100, 184, 300, 204), rect(100, 208, 300, 228)]
+    prims = page(shapes=[rect(100, 100, 300, 130), *items], segments=[Segment((200, 130), (200, 153))],
+                 arrowheads=[head_down(200, 160)],
+                 tokens=text("H", 190, 110) + text("I1", 190, 165) + text("I2", 190, 189) + text("I3", 190, 213))
+    layout = assemble(prims)
+    assert edges(layout) == {("H", "I1"), ("H", "I2"), ("H", "I3")}
+    assert {c.kind for c in layout.connectors} == {"line", "list"}
+
+
+def test_boxes_touching_edge_to_edge_under_an_arrow_stay_steps_in_reading_order() -> None:
+    # (two lines each: one-line bands abutting with no gap would be one box filled in pieces)
+    steps = [rect(100, 160, 300, 190), rect(100, 190, 300, 220), rect(100, 220, 300, 250)]
+    prims = page(shapes=[rect(100, 100, 300, 130), *steps], segments=[Segment((200, 130), (200, 153))],
+                 arrowheads=[head_down(200, 160)],
+                 tokens=text("H", 190, 110) + [t for top, word in ((163, "S1"), (193, "S2"), (223, "S3"))
+                                               for t in text(word, 190, top) + text("x", 190, top + 13)])
+    assert edges(assemble(prims)) == {("H", "S1x"), ("S1x", "S2x"), ("S2x", "S3x")}
+
+
+def test_a_gapped_column_whose_last_box_leads_on_is_not_a_list() -> None:
+    steps = [rect(100, 160, 300, 180), rect(100, 184, 300, 204), rect(100, 208, 300, 228)]
+    prims = page(shapes=[rect(100, 100, 300, 130), *steps, rect(100, 260, 300, 290)],
+                 segments=[Segment((200, 130), (200, 153)), Segment((200, 228), (200, 253))],
+                 arrowheads=[head_down(200, 160), head_down(200, 260)],
+                 tokens=text("H", 190, 110) + text("S1", 190, 165) + text("S2", 190, 189) + text("S3", 190, 213)
+                 + text("E", 190, 270))
+    assert ("H", "S2") not in edges(assemble(prims)) and ("H", "S3") not in edges(assemble(prims))
+
+
+def test_arrow_into_one_of_a_row_of_sibling_boxes_enters_them_all() -> None:
+    # P ▼ into the middle of [L] [M] [R] (10 pt apart); L and R send arrows of their own but none enters them
+    row = [rect(50, 160, 200, 190), rect(210, 160, 360, 190), rect(370, 160, 520, 190)]
+    below = [rect(50, 230, 200, 250), rect(210, 230, 360, 250), rect(370, 230, 520, 250)]
+    prims = page(shapes=[rect(210, 100, 360, 130), *row, *below],
+                 segments=[Segment((285, 130), (285, 153))] + [Segment((x, 190), (x, 223)) for x in (125, 285, 445)],
+                 arrowheads=[head_down(285, 160)] + [head_down(x, 230) for x in (125, 285, 445)],
+                 tokens=text("P", 280, 110) + text("L", 120, 170) + text("M", 280, 170) + text("R", 440, 170)
+                 + text("L1", 120, 235) + text("M1", 280, 235) + text("R1", 440, 235))
+    found = edges(assemble(prims))
+    assert {("P", "L"), ("P", "M"), ("P", "R")} <= found
+
+
+def test_a_box_beside_the_entered_one_that_sends_no_arrow_is_no_sibling() -> None:
+    row = [rect(50, 160, 200, 190), rect(210, 160, 360, 190)]
+    prims = page(shapes=[rect(210, 100, 360, 130), *row, rect(210, 230, 360, 250)],
+                 segments=[Segment((285, 130), (285, 153)), Segment((285, 190), (285, 223))],
+                 arrowheads=[head_down(285, 160), head_down(285, 230)],
+                 tokens=text("P", 280, 110) + text("SIDE", 100, 170) + text("M", 280, 170) + text("M1", 280, 235))
+    assert edges(assemble(prims)) == {("P", "M"), ("M", "M1")}
