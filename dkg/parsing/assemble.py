@@ -135,6 +135,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
         candidates.append(RawBox(shape.bbox, _shape_kind(shape), points=tuple(_dedupe(shape.points)) or ()))
     # each token belongs to the smallest shape holding its centre
     free: list[Token] = []
+    hidden: list[Token] = []  # text hidden between two stacked boxes: kept as free text, labels no connector
     by_area = sorted(range(len(candidates)), key=lambda i: candidates[i].bbox.area)
     for token in prims.tokens:
         center = token.bbox.center
@@ -143,6 +144,9 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
                 candidates[index].tokens.append(token)
                 break
         else:
+            if _hidden_between(token, candidates, settings):
+                hidden.append(token)
+                continue
             overflow = _overflowed(token, candidates, by_area, settings)
             (free if overflow is None else candidates[overflow].tokens).append(token)
     boxes: list[RawBox] = []
@@ -221,6 +225,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
     middle = [ln for ln in free_lines if ln not in header and ln not in bottom_zone]
     label_blocks = [label.block for label in label_boxes if label.block is not None]
     other = _assign_labels(label_blocks + group_blocks(middle), connectors, settings)
+    other += group_blocks(build_lines(hidden))
     code = None
     for line in reversed(bottom_zone):
         match = PAGE_CODE.findall(line.plain)
@@ -250,6 +255,29 @@ def _overflowed(token: Token, candidates: list[RawBox], by_area: list[int],
                 and inside >= settings.overflow_share * b.height):
             return index
     return None
+
+
+def _hidden_between(token: Token, candidates: list[RawBox], settings: AssemblySettings) -> bool:
+    """Whether a glyph stands across the gap between a box and the box stacked under it (in one column), at least
+    ``overflow_share`` of its height inside each: text overflowing a box that the next box covers is hidden on
+    the page, part of neither box (a glyph only grazing the lower box still overflows the upper one)."""
+    b = token.bbox
+    x, least = b.center[0], settings.overflow_share * b.height
+    boxes = [c.bbox for c in candidates if c.bbox.x0 <= x <= c.bbox.x1 and c.bbox.height > b.height]
+    uppers = [c for c in boxes if b.top < c.bottom < b.bottom and c.bottom - b.top >= least]
+    lowers = [c for c in boxes if b.top < c.top < b.bottom and b.bottom - c.top >= least]
+    return any(upper.bottom <= lower.top and _stack_pair(upper, lower, settings)
+               for upper in uppers for lower in lowers)
+
+
+def _stack_pair(a: BBox, b: BBox, settings: AssemblySettings) -> bool:
+    """Whether two boxes one above the other stand in one column: the narrower at least ``stack_overlap`` of
+    its width under the wider, and at least ``stack_width_ratio`` of its width (a page-wide panel under a
+    step box is not stacked on it)."""
+    overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
+    narrow = min(a.width, b.width)
+    return (narrow > 0 and overlap >= settings.stack_overlap * narrow
+            and narrow >= settings.stack_width_ratio * max(a.width, b.width))
 
 
 def drop_shadows(shapes: list[Shape], settings: AssemblySettings = DEFAULT_SETTINGS) -> list[Shape]:

@@ -294,3 +294,17 @@ def test_a_box_beside_the_entered_one_that_sends_no_arrow_is_no_sibling() -> Non
                  arrowheads=[head_down(285, 160), head_down(285, 230)],
                  tokens=text("P", 280, 110) + text("SIDE", 100, 170) + text("M", 280, 170) + text("M1", 280, 235))
     assert edges(assemble(prims)) == {("P", "M"), ("M", "M1")}
+
+
+def test_text_hidden_between_two_stacked_boxes_belongs_to_neither() -> None:
+    # the upper box's last line runs 4 pt past its bottom and the box stacked 2 pt under it covers its lower half
+    prims = page(shapes=[rect(100, 30, 300, 60), rect(100, 100, 300, 144), rect(100, 146, 300, 190),
+                         rect(20, 194, 580, 260)],
+                 segments=[Segment((200, 60), (200, 93))], arrowheads=[head_down(200, 100)],
+                 tokens=text("TOP", 190, 40) + text("U", 190, 110) + text("HID", 190, 140)
+                 + text("L", 190, 160) + text("END", 190, 187))  # END overflows L; a page-wide panel covers its foot
+    layout = assemble(prims)
+    assert {"U", "LEND"} <= set(names(layout).values())
+    assert edges(layout) == {("TOP", "U"), ("U", "LEND")}
+    assert labels(layout) == {}  # the hidden text labels no connector
+    assert any(block.lines[0].plain == "HID" for block in layout.other)
