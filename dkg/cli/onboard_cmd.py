@@ -258,8 +258,12 @@ def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str
                                                    help="Generate QA questions from the published graph "
                                                         "($DKG_HOME/qa/generated/)."),
                     train: bool = typer.Option(False, "--train",
-                                               help="Then fine-tune the text-to-Cypher model on them "
-                                                    "(`dkg train update`; minutes).")) -> None:
+                                               help="Then fine-tune the text-to-Cypher model on them and serve it "
+                                                    "if it passes the gate (`dkg train update`; minutes)."),
+                    train_minutes: float | None = typer.Option(None, help="With --train: the training budget "
+                                                                          "(default 12)."),
+                    gate_sample: int = typer.Option(300, min=0, help="With --train: CPG-QA dev questions the gate "
+                                                                     "scores (0: all).")) -> None:
     """Make a fully reviewed draft visible to clinicians, atomically (refused while items are pending)."""
     from dkg.graph.db import open_graph
     from dkg.graph.drafts import publish
@@ -273,11 +277,13 @@ def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str
             _reindex(graph)
         generated = (questions or train) and _questions(graph, guideline, version)
     if train and generated:
+        from dkg.cli.qa_cmd import report_update
         from dkg.config import get_settings
+        from dkg.qa.model_gate import GateSettings
         from dkg.qa.training_update import update_model
 
-        folder = update_model(get_settings(), on_progress=echo)
-        echo(f"updated text-to-Cypher model in {folder}; answer with it: DKG_API_QA_MODEL_DIR={folder} dkg serve")
+        report_update(update_model(get_settings(), max_minutes=train_minutes, on_progress=echo,
+                                   gate=GateSettings(old_dev_sample=gate_sample), who=who))
 
 
 @app.command("unpublish")

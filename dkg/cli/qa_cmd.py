@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
 from dkg.cli.common import app, console, echo, eval_app, friendly_errors
 from dkg.config import PROJECT_ROOT, get_settings
+
+if TYPE_CHECKING:
+    from dkg.qa.training_update import UpdateOutcome
 
 dataset_app = typer.Typer(help="Build the CPG-QA question-answering dataset.", no_args_is_help=True)
 train_app = typer.Typer(help="Train the question-answering models.", no_args_is_help=True)
@@ -71,17 +75,57 @@ def train_cypher(
 @friendly_errors
 def train_update(
     retrain: bool = typer.Option(False, "--retrain", help="Train a new model from scratch instead of fine-tuning."),
-    max_minutes: float | None = typer.Option(None, help="Training time budget (default 10 fine-tune, 12 retrain)."),
-    out: Path | None = typer.Option(None, help="Model folder to write (default $DKG_HOME/qa/text2cypher-updated)."),
+    max_minutes: float | None = typer.Option(None, help="Training time budget (default 12 minutes)."),
+    out: Path | None = typer.Option(None, help="Candidate model folder (default $DKG_HOME/qa/text2cypher-updated)."),
+    install: bool = typer.Option(True, "--install/--no-install",
+                                 help="Serve the candidate when it passes the gate (--no-install: only score it)."),
+    gate_sample: int = typer.Option(300, min=0, help="CPG-QA dev questions the gate scores (0: all)."),
+    who: str | None = typer.Option(None, "--who", help="Recorded in the audit trail (default $DKG_CURATOR or the "
+                                                       "user)."),
 ) -> None:
-    """Teach the text-to-Cypher model the published guidelines it was not trained on: fine-tune models/text2cypher
-    on CPG-QA plus every generated question under $DKG_HOME/qa/generated (written by `dkg publish`)."""
+    """Teach the text-to-Cypher model the published guidelines it was not trained on: fine-tune the served model
+    on a replayed sample of CPG-QA plus every generated question under $DKG_HOME/qa/generated (written by `dkg
+    publish`), then serve it only if CPG-QA dev does not drop and the generated dev improves (audited)."""
+    from dkg.qa.model_gate import GateSettings
     from dkg.qa.training_update import update_model
-    folder = update_model(get_settings(), mode="retrain" if retrain else "finetune", max_minutes=max_minutes,
-                          folder=out, on_progress=_say)
-    meta = json.loads((folder / "meta.json").read_text())
-    echo(f"updated model in {folder}: dev exact match {meta.get('dev_exact', 0):.3f} (old and new dev questions); "
-         f"answer with it: DKG_API_QA_MODEL_DIR={folder} dkg serve")
+    outcome = update_model(get_settings(), mode="retrain" if retrain else "finetune", max_minutes=max_minutes,
+                           folder=out, on_progress=_say, gate=GateSettings(old_dev_sample=gate_sample),
+                           install=install, who=who)
+    report_update(outcome)
+
+
+def report_update(outcome: UpdateOutcome) -> None:
+    """What a model update did, for `dkg train update` and `dkg publish --train`."""
+    echo(f"model update: trained in {outcome.train_seconds / 60:.1f} min, gated in {outcome.gate_seconds / 60:.1f} "
+         f"min; {outcome.reason}")
+    if outcome.installed:
+        echo(f"the QA service now answers with {outcome.served} (`dkg train rollback` serves the previous one)")
+    else:
+        echo(f"the QA service still answers with {outcome.served}; the candidate is in {outcome.candidate}")
+
+
+@train_app.command("served")
+@friendly_errors
+def train_served() -> None:
+    """The text-to-Cypher model the QA service answers with, and the audit trail of model changes."""
+    from dkg.qa.served_model import describe, history
+    settings = get_settings()
+    info = describe(settings)
+    echo(f"served: {info['model_dir']} ({info['kind']}; generated questions of: {info['generated_versions']})")
+    if info["previous"]:
+        echo(f"previous (rollback): {info['previous']}")
+    for change in history(settings):
+        echo(f"{change.at} {change.who} {change.action}: {change.reason}")
+
+
+@train_app.command("rollback")
+@friendly_errors
+def train_rollback(reason: str = typer.Option(..., "--reason", help="Why (kept in the audit trail)."),
+                   who: str | None = typer.Option(None, "--who", help="Recorded in the audit trail.")) -> None:
+    """Serve the text-to-Cypher model the current one replaced again (audited)."""
+    from dkg.qa.served_model import rollback
+    change = rollback(get_settings(), reason=reason, who=who)
+    echo(f"the QA service now answers with {change.model_dir} (rolled back from {change.candidate})")
 
 
 @qa_app.command("generate")

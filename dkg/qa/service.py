@@ -28,7 +28,8 @@ from dkg.qa.pathway import missing_facts, walk_query
 from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
-from dkg.qa.training import MODEL_DIR, ensure_model
+from dkg.qa.served_model import served_model_dir
+from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
 
 MAX_CHARS = 600
@@ -66,7 +67,7 @@ class TextToCypherService:
         self.model: Seq2Seq | None = None
         if not rules_only:
             use_answer_threads()
-            self.model = Seq2Seq.load(model_dir or MODEL_DIR).for_answering(self.settings.qa_int8)
+            self.model = Seq2Seq.load(model_dir or served_model_dir(self.settings)).for_answering(self.settings.qa_int8)
         self.executor = SafeExecutor(self.graph, self.settings)
         self.versions = dict(versions or {})
         self.beams = beams
