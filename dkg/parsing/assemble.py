@@ -153,8 +153,9 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
     for shape, cand in zip(shapes, candidates, strict=True):
         small_filled = max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX and shape.filled
         visible = [t for t in cand.tokens if t.text.strip()]
-        if small_filled and len(visible) <= 2:
-            # a label glyph that strays onto an arrowhead does not make the arrowhead a box
+        if small_filled and len(visible) <= 2 and not (visible and _shape_kind(shape) == "rect"):
+            # a label glyph that strays onto an arrowhead does not make the arrowhead a box (a small filled
+            # rectangle holding text is a label's background: its text stands on it, a box of its own)
             free.extend(cand.tokens)
             arrowheads.append(shape)
         elif visible and prims.source == "ocr" and not any(sum(c.isalnum() for c in t.text) >= 2 for t in visible):
@@ -848,6 +849,7 @@ def _grouped_trees(
     drawn = segments
     if raster:
         segments = segments + _corner_bridges(segments, boxes)
+    segments = segments + _bus_bridges(segments, arrowheads, head_targets, settings)
     n_seg = len(segments)
     n = n_seg + len(arrowheads)
     if n == 0:
@@ -897,13 +899,13 @@ def _grouped_trees(
         touched: list[int] = []
         source_segments: set[int] = set()
         stems: dict[int, set[int]] = {}
-        head_zones = [h.bbox.expand(ATTACH_TOL) for h in heads]
+        head_zones = [_ShaftZone(h, settings) for h in heads]
         for bi, box in enumerate(boxes):
             hits = set()
             for si, seg in enumerate(segs):
                 for point in (seg.a, seg.b):
                     if _box_distance(box, point) <= ATTACH_TOL and not (
-                        bi in targets and any(zone.contains_point(point) for zone in head_zones)
+                        bi in targets and any(zone.holds(point) for zone in head_zones)
                     ):
                         hits.add(si)
             if not hits:
@@ -985,6 +987,37 @@ def _grouped_trees(
             source_segments=source_segments,
         ))
     return connectors
+
+
+def _bus_bridges(segments: list[Segment], arrowheads: list[Shape], head_targets: list[int | None],
+                 settings: AssemblySettings) -> list[Segment]:
+    """A stroke through each arrowhead that enters no box and points onto a line (an arrow onto a bus), from
+    its base to its tip: flow runs along the arrow into the line it merges into, the head between them."""
+    bridges: list[Segment] = []
+    for head, target in zip(arrowheads, head_targets, strict=True):
+        pointed = head_tip(head, settings) if target is None else None
+        if pointed is None:
+            continue
+        tip, base = pointed
+        if any(point_segment_distance(tip, seg.a, seg.b) <= TOUCH_TOL for seg in segments):
+            bridges.append(Segment(base, tip))
+    return bridges
+
+
+class _ShaftZone:
+    """Where the shaft of an arrowhead ends: on the line from its base to its tip (a head with a clear tip), or
+    anywhere within ``ATTACH_TOL`` of it. A stroke ending there feeds the head; a stroke leaving the same box a
+    few points beside it (an arrow out drawn next to the arrow in) does not."""
+
+    def __init__(self, head: Shape, settings: AssemblySettings) -> None:
+        self.zone = head.bbox.expand(ATTACH_TOL)
+        self.axis = head_tip(head, settings)
+
+    def holds(self, point: Point) -> bool:
+        if self.axis is None:
+            return self.zone.contains_point(point)
+        tip, base = self.axis
+        return point_segment_distance(point, tip, base) <= TOUCH_TOL
 
 
 def _meets_side(box: RawBox, seg: Segment, settings: AssemblySettings) -> bool:

@@ -308,3 +308,37 @@ def test_text_hidden_between_two_stacked_boxes_belongs_to_neither() -> None:
     assert edges(layout) == {("TOP", "U"), ("U", "LEND")}
     assert labels(layout) == {}  # the hidden text labels no connector
     assert any(block.lines[0].plain == "HID" for block in layout.other)
+
+
+def head_left(tip_x: float, tip_y: float) -> Shape:
+    pts = ((tip_x + 7, tip_y - 3), (tip_x + 7, tip_y + 3), (tip_x, tip_y))
+    return Shape(pts, BBox.around(pts), True, False, "polygon")
+
+
+def head_right(tip_x: float, tip_y: float) -> Shape:
+    pts = ((tip_x - 7, tip_y - 3), (tip_x - 7, tip_y + 3), (tip_x, tip_y))
+    return Shape(pts, BBox.around(pts), True, False, "polygon")
+
+
+def test_small_filled_rectangle_holding_a_branch_word_is_a_label_not_an_arrowhead() -> None:
+    # R ─[NO]─┐ (a white label background 14 × 12 pt right beside R) running up and into C
+    prims = page(shapes=[rect(220, 100, 300, 130), rect(204, 109, 218, 121, filled=True), rect(200, 30, 280, 50)],
+                 segments=[Segment((220, 115), (150, 115)), Segment((150, 115), (150, 40)),
+                           Segment((150, 40), (193, 40))],
+                 arrowheads=[head_right(200, 40)],
+                 tokens=text("R", 250, 110) + text("NO", 205, 110, 8) + text("C", 230, 35))
+    layout = assemble(prims)
+    assert edges(layout) == {("R", "C")}
+    assert labels(layout) == {"C": "NO"}
+
+
+def test_arrow_onto_a_bus_beside_an_arrow_back_into_its_box_leads_where_the_bus_goes() -> None:
+    # Q ──▶│ the bus from R runs up into C; a dashed arrow leaves the bus 5 pt lower, back into Q
+    prims = page(shapes=[rect(100, 100, 200, 140), rect(310, 290, 400, 310), rect(310, 30, 400, 50)],
+                 segments=[Segment((310, 300), (300, 300)), Segment((300, 300), (300, 40)),
+                           Segment((300, 40), (303, 40)),
+                           Segment((200, 115), (293, 115)), Segment((300, 120), (207, 120), dashed=True)],
+                 arrowheads=[head_right(310, 40), head_right(300, 115), head_left(200, 120)],
+                 tokens=text("Q", 140, 110) + text("R", 350, 295) + text("C", 350, 35))
+    found = edges(assemble(prims))
+    assert ("Q", "C") in found and ("R", "C") in found
