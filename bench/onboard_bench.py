@@ -89,7 +89,13 @@ def main() -> None:
     parser.add_argument("--no-shipped", action="store_true", help="with --model-update: do not score the shipped model")
     parser.add_argument("--epochs", type=int, default=None, help="with --model-update: fine-tuning epochs")
     parser.add_argument("--label", default="", help="with --model-update: suffix of the model folders and keys")
+    parser.add_argument("--heldout", action="store_true",
+                        help="onboard each held-out page of datasets/onboarding/heldout.yaml as a new guideline: "
+                             "PDF -> draft -> recorded review -> publish -> its hand-written questions, once")
     args = parser.parse_args()
+    if args.heldout:
+        heldout_part(args.out)
+        return
     if args.qa:
         qa_part(args.out, clinician_dev=args.clinician)
         return
@@ -283,6 +289,113 @@ def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float],
     figures["model_update.generated_split"] = "train / dev / test per scenario (70/15/15, dkg.qa.dataset); test + " \
                                               "test_unseen scored, never trained on"
     out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+HELDOUT_GOLD = PROJECT_ROOT / "datasets" / "onboarding" / "heldout.yaml"
+HELDOUT_DIR = PROJECT_ROOT / "datasets" / "onboarding" / "heldout"
+
+
+def heldout_part(out: Path) -> None:
+    """A guideline the onboarding and QA layers were never tuned on, end to end, measured once: PDF -> draft
+    (constraint F1 against the hand-made gold, before review) -> the recorded review -> publish -> the
+    hand-written questions (rule layer, then the served model). Its vocabulary and curated topic are put in
+    ``datasets/guidelines/<name>/`` for the run only, as ``dkg publish`` would, and removed afterwards; the
+    published version stays in the graph."""
+    from dkg.evaluation.onboarded_qa import load_items, run
+    from dkg.graph.drafts import publish, version_state
+    from dkg.graph.drafts_replay import load_review, replay
+    from dkg.lexicon.topics import reload_topics
+    from dkg.qa.served_model import served_model_dir
+    from dkg.qa.service import TextToCypherService
+
+    figures: dict[str, float | str] = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    settings = get_settings()
+    gold_pages = yaml.safe_load(HELDOUT_GOLD.read_text(encoding="utf-8"))["pages"]
+    with open_graph(settings) as graph:
+        for page, spec in gold_pages.items():
+            name, version = spec["guideline"], str(spec["version"])
+            key = f"heldout.{name}"
+            review_path = HELDOUT_DIR / name / f"review-{version}.yaml"
+            recorded = load_review(review_path)
+            target = GUIDELINES_ROOT / name
+            if target.exists():
+                raise SystemExit(f"{target} exists: the held-out guideline must not be shipped; remove it first")
+            if any(version_state(graph, name, version)):
+                q = named_queries_onboard()
+                for query in ("delete_published", "delete_draft"):
+                    graph.write(q[query], {"uid": f"{name}|{version}"})
+            work = Path(tempfile.mkdtemp(prefix="dkg-heldout-"))
+            try:
+                vocabulary = _vocabulary_without_onboarded(work / "vocabulary")
+                shipped_onboarded = [d.name for d in GUIDELINES_ROOT.iterdir()
+                                     if d.is_dir() and d.name in onboarded_sources()]
+                for other in shipped_onboarded:  # the other onboarded guidelines stay published and known
+                    shutil.copytree(GUIDELINES_ROOT / other, vocabulary / other, dirs_exist_ok=True)
+                reload_vocabulary(root=vocabulary)
+                start = time.perf_counter()
+                report = onboard(graph, PROJECT_ROOT / spec["pdf"], name, version, pages=str(spec["pdf_page"]),
+                                 title=recorded.title, overlays=False, settings=settings, who=recorded.who,
+                                 echo=lambda _: None)
+                onboarded = time.perf_counter()
+                predicted = [c for item in draft_items(graph, name, version) for c in item.constraints]
+                gold = list(spec["constraints"])
+                exact = sum((Counter(predicted) & Counter(gold)).values())
+                actions = replay(graph, recorded, echo=lambda _: None)
+                reviewed = [c for item in draft_items(graph, name, version) for c in item.constraints]
+                build = publish(graph, name, version, who=recorded.who, reason=f"review replayed from "
+                                f"{review_path.name}", vocabulary_root=vocabulary)
+                published = time.perf_counter()
+                target.mkdir()
+                shutil.copy(vocabulary / name / GUIDELINE_FILE, target / GUIDELINE_FILE)
+                shutil.copy(HELDOUT_DIR / name / "topic.yaml", target / "topic.yaml")
+                reload_vocabulary()
+                reload_topics()
+                items = load_items(PROJECT_ROOT / "datasets" / "qa" / f"{name.replace('-', '_')}_questions.jsonl")
+                rules = run(TextToCypherService(settings, graph=graph, rules_only=True), graph, items,
+                            Path(spec["pdf"]).name)
+                answered = time.perf_counter()
+                model_dir = served_model_dir(settings)
+                with TextToCypherService(settings, graph=graph, model_dir=model_dir) as service:
+                    served = run(service, graph, items, Path(spec["pdf"]).name)
+            finally:
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.rmtree(work, ignore_errors=True)
+                reload_vocabulary()
+                reload_topics()
+            figures[f"{key}.page"] = page
+            figures[f"{key}.boxes"] = report.nodes
+            figures[f"{key}.arrows"] = report.edges
+            figures[f"{key}.proposed_keys"] = len(report.proposed_keys)
+            figures[f"{key}.constraints_predicted"] = len(predicted)
+            figures[f"{key}.constraints_gold"] = len(gold)
+            figures[f"{key}.f1_exact_before_review"] = round(f1(exact, len(predicted), len(gold))["f1"], 3)
+            reviewed_exact = sum((Counter(reviewed) & Counter(gold)).values())
+            figures[f"{key}.f1_exact_after_review"] = round(f1(reviewed_exact, len(reviewed), len(gold))["f1"], 3)
+            figures[f"{key}.review_actions"] = actions
+            figures[f"{key}.review_decisions"] = len(recorded.decisions)
+            figures[f"{key}.review_added_keys"] = len(recorded.add.keys) if recorded.add else 0
+            figures[f"{key}.review_added_arrows"] = len(recorded.add.edges) if recorded.add else 0
+            figures[f"{key}.published_nodes"] = build.counts()["nodes"]
+            figures[f"{key}.onboard_seconds"] = round(onboarded - start, 1)
+            figures[f"{key}.review_publish_seconds"] = round(published - onboarded, 1)
+            figures[f"{key}.pdf_to_answers_seconds"] = round(answered - start, 1)
+            for route, rows in (("rules", rules), ("served_model", served)):
+                figures[f"{key}.qa_{route}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
+                figures[f"{key}.qa_{route}_n"] = len(rows)
+                figures[f"{key}.qa_{route}_wrong"] = ",".join(r.id for r in rows if not r.correct)
+                wrong = [(r.id, r.answer_boxes, r.verdict, (r.no_answer_reason or "")[:60]) for r in rows
+                         if not r.correct]
+                print(f"{name} {route}: {sum(r.correct for r in rows)}/{len(rows)}; wrong: {wrong}")
+            figures[f"{key}.served_model"] = str(model_dir)
+            figures[f"{key}.note"] = "held out: gold and questions written before the page was onboarded; run once"
+            print({k: v for k, v in figures.items() if k.startswith(key)})
+    out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def named_queries_onboard() -> dict[str, str]:
+    from dkg.graph.db import named_queries
+
+    return named_queries("onboard")
 
 
 def named_delete() -> str:

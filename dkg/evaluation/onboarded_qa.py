@@ -38,10 +38,13 @@ def _squash(text: str) -> str:
     return re.sub(r"[\s\W_]+", "", text).casefold()
 
 
-def _pdf_pages() -> dict[str, str]:
-    """PDF page number (as the draft stores it) → page id (``smog-41``)."""
+SMOG_PDF = "smog-cardiac-flowcharts.pdf"
+
+
+def _pdf_pages(pdf: str) -> dict[str, str]:
+    """PDF page number (as the draft stores it) → page id (``smog-41``) of the pages of ``pdf`` (a file name)."""
     pages = json.loads(SPLIT_FILE.read_text(encoding="utf-8"))["pages"]
-    return {str(spec["page"]): page for page, spec in pages.items() if spec["pdf"].startswith("smog")}
+    return {str(spec["page"]): page for page, spec in pages.items() if spec["pdf"] == pdf}
 
 
 def gold_boxes(page: str, gold_dir: Path = GOLD_DIR) -> dict[str, str]:
@@ -50,9 +53,10 @@ def gold_boxes(page: str, gold_dir: Path = GOLD_DIR) -> dict[str, str]:
         return {row["id"]: row["text"] for row in csv.DictReader(handle)}
 
 
-def node_boxes(graph: Graph, guideline: str, version: str) -> dict[str, list[str]]:
-    """Published node uid → the ``<page>/<gold id>`` boxes it stands for (empty when none matches)."""
-    pages = _pdf_pages()
+def node_boxes(graph: Graph, guideline: str, version: str, pdf: str = SMOG_PDF) -> dict[str, list[str]]:
+    """Published node uid → the ``<page>/<gold id>`` boxes it stands for (empty when none matches); ``pdf`` is the
+    file name of the PDF the guideline was onboarded from."""
+    pages = _pdf_pages(pdf)
     gold: dict[str, dict[str, str]] = {}
     out: dict[str, list[str]] = {}
     for row in graph.read(named_queries("onboard")["published_node_pages"],
@@ -70,11 +74,12 @@ def node_boxes(graph: Graph, guideline: str, version: str) -> dict[str, list[str
     return out
 
 
-def run(service: AnswersQuestions, graph: Graph, items: list[ClinicianItem]) -> list[ClinicianResult]:
+def run(service: AnswersQuestions, graph: Graph, items: list[ClinicianItem], pdf: str = SMOG_PDF
+        ) -> list[ClinicianResult]:
     """Ask every item's question and score the answer by the clinician dataset's rules."""
     uid_to_boxes: dict[str, list[str]] = {}
     for guideline, version in sorted({(i.guideline, i.version) for i in items}):
-        uid_to_boxes.update(node_boxes(graph, guideline, version))
+        uid_to_boxes.update(node_boxes(graph, guideline, version, pdf))
     results = []
     for item in items:
         result = score(item, service.answer(item.question), uid_to_boxes)
