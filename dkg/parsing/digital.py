@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dkg.parsing.geometry import BBox, Point, polygon_area
+from dkg.parsing.geometry import BBox, Point, point_segment_distance, polygon_area
 from dkg.parsing.models import LinkAnnotation, PagePrimitives, Segment, Shape, Token
 
 THIN = 1.6
@@ -96,6 +96,17 @@ def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> Pag
             bbox = BBox.around(pts)
             if bbox.width < 1 and bbox.height < 1:
                 continue
+            head = _outlined_head(pts, bbox) if not curve.get("fill") else None
+            if head is not None:  # a small triangle drawn only in outline is an arrowhead all the same
+                prims.arrowheads.append(Shape(head, BBox.around(head), True, False, "polygon"))
+                continue
+            arrow = _arrow_in_one_path(pts, bbox) if curve.get("fill") else None
+            if arrow is not None:  # a line and its head filled as one path
+                path_id += 1
+                shaft, head = arrow
+                prims.segments.append(Segment(shaft[0], shaft[1], _is_dashed(curve), path_id))
+                prims.arrowheads.append(Shape(head, BBox.around(head), True, False, "polygon"))
+                continue
             has_bezier = any(cmd[0] == "c" for cmd in curve.get("path") or [])
             kind = "rounded" if has_bezier else "polygon"
             if has_bezier and polygon_area(pts) < 0.5 * bbox.area:
@@ -117,12 +128,107 @@ def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> Pag
             if math.dist(a, b) > 0.2:
                 prims.segments.append(Segment(a, b, dashed, path_id))
 
+    prims.segments, open_heads = _open_heads(prims.segments)
+    prims.arrowheads.extend(open_heads)
+
     for annot in page.annots or []:
         target = _link_target(annot, page_index_by_objid, page)
         if target is not None:
             bbox = BBox(float(annot["x0"]), float(annot["top"]), float(annot["x1"]), float(annot["bottom"]))
             prims.links.append(LinkAnnotation(bbox, target))
     return prims
+
+
+# an arrowhead is at most this long on its longest side (points; as assemble.ARROWHEAD_MAX), a wing of an
+# open (two-stroke) head at most ``WING_MAX`` long
+HEAD_MAX = 22.0
+WING_MAX = 15.0
+Triangle = tuple[Point, Point, Point]
+
+
+def _outlined_head(pts: list[Point], bbox: BBox) -> Triangle | None:
+    """The three corners of a small closed triangle (an arrowhead drawn in outline only), else None."""
+    corners: list[Point] = []
+    for p in pts:
+        if not corners or math.dist(corners[-1], p) > 0.5:
+            corners.append(p)
+    if len(corners) > 3 and math.dist(corners[0], corners[-1]) <= 0.5:
+        corners.pop()
+    if len(corners) != 3 or max(bbox.width, bbox.height) > HEAD_MAX or polygon_area(corners) < 2.0:
+        return None
+    return corners[0], corners[1], corners[2]
+
+
+def _arrow_in_one_path(pts: list[Point], bbox: BBox) -> tuple[tuple[Point, Point], Triangle] | None:
+    """``((tail, base), head)`` of a filled path that draws a line and its arrowhead in one go: long and thin,
+    its area no more than a head's (the line encloses none), one vertex out to each side of the line near one
+    end. A block arrow (its shaft has a width) encloses far more of its bounding box and is not one."""
+    vertical = bbox.height >= bbox.width
+    length, across = (bbox.height, bbox.width) if vertical else (bbox.width, bbox.height)
+    if across > HEAD_MAX or length < 2 * across or length < 12 or polygon_area(pts) > 0.25 * bbox.area:
+        return None
+    along = 1 if vertical else 0
+    start = min(pts, key=lambda p: p[along])
+    end = max(pts, key=lambda p: p[along])
+    centre = (start[1 - along] + end[1 - along]) / 2
+    left = min(pts, key=lambda p: p[1 - along])
+    right = max(pts, key=lambda p: p[1 - along])
+    if centre - left[1 - along] < 1.5 or right[1 - along] - centre < 1.5:
+        return None
+    base = ((left[0] + right[0]) / 2, (left[1] + right[1]) / 2)
+    tip, tail = (start, end) if math.dist(base, start) < math.dist(base, end) else (end, start)
+    if math.dist(base, tip) > HEAD_MAX or math.dist(base, tail) < math.dist(base, tip):
+        return None
+    if any(p not in (left, right) and point_segment_distance(p, tail, tip) > 1.0 for p in pts):
+        return None  # every other vertex lies on the line (a star or a pictogram has vertices all round)
+    return (tail, base), (tip, left, right)
+
+
+def _open_heads(segments: list[Segment]) -> tuple[list[Segment], list[Shape]]:
+    """Open arrowheads (a V of two short strokes whose point is a line's end, its wings turned back along the
+    line) as triangles, and the strokes without their wings: the V says which way the line runs."""
+    short = [i for i, s in enumerate(segments) if 2.0 <= math.dist(s.a, s.b) <= WING_MAX]
+    wings: set[int] = set()
+    heads: list[Shape] = []
+    for n, i in enumerate(short):
+        for j in short[n + 1:]:
+            if i in wings or j in wings:
+                continue
+            found = _v_point(segments[i], segments[j])
+            if found is None:
+                continue
+            tip, w1, w2 = found
+            bisector = ((w1[0] + w2[0]) / 2 - tip[0], (w1[1] + w2[1]) / 2 - tip[1])
+            if any(k not in (i, j) and _is_shaft(seg, tip, bisector) for k, seg in enumerate(segments)):
+                wings |= {i, j}
+                heads.append(Shape((tip, w1, w2), BBox.around((tip, w1, w2)), True, False, "polygon"))
+    return [s for k, s in enumerate(segments) if k not in wings], heads
+
+
+def _v_point(a: Segment, b: Segment) -> Triangle | None:
+    """``(point, wing end, wing end)`` when two strokes meet at one end at an angle of 20-120 degrees."""
+    for p, q in ((a.a, a.b), (a.b, a.a)):
+        for r, t in ((b.a, b.b), (b.b, b.a)):
+            if math.dist(p, r) > 0.75:
+                continue
+            u = (q[0] - p[0], q[1] - p[1])
+            v = (t[0] - p[0], t[1] - p[1])
+            cos = (u[0] * v[0] + u[1] * v[1]) / (math.hypot(*u) * math.hypot(*v))
+            if math.cos(math.radians(120)) <= cos <= math.cos(math.radians(20)):
+                return p, q, t
+    return None
+
+
+def _is_shaft(seg: Segment, tip: Point, bisector: Point) -> bool:
+    """Whether ``seg`` ends at ``tip`` and runs back along ``bisector`` (within 30 degrees), longer than a wing."""
+    for p, q in ((seg.a, seg.b), (seg.b, seg.a)):
+        if math.dist(p, tip) > 1.0 or math.dist(p, q) <= WING_MAX:
+            continue
+        d = (q[0] - p[0], q[1] - p[1])
+        cos = (d[0] * bisector[0] + d[1] * bisector[1]) / (math.hypot(*d) * math.hypot(*bisector) or 1.0)
+        if cos >= math.cos(math.radians(30)):
+            return True
+    return False
 
 
 ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
