@@ -200,8 +200,7 @@ class DocumentParser:
                               "(--ocr never; use --ocr auto to read it)")
                 continue
             try:
-                figure, figure_issues, dpi = read_figure(
-                    lambda bbox, dpi: self._render_region(index, bbox, dpi), region, prims)
+                figure, dpi = read_figure(lambda bbox, dpi: self._render_region(index, bbox, dpi), region, prims)
             except (TesseractNotFoundError, ServiceError) as exc:
                 issues.append(f"image {place(region.bbox)} may hold a flowchart drawn in pixels; not read ({exc})")
                 continue
@@ -210,7 +209,6 @@ class DocumentParser:
                 issues.append(f"image {place(region.bbox)} could not be read from pixels "
                               f"({type(exc).__name__}: {exc}); its boxes are missing")
                 continue
-            issues.extend(f"image {place(region.bbox)}: {message}" for message in figure_issues)
             layout, record = merge_figure(layout, figure, region, dpi, index + 1)
             issues.append(describe(record))
             read.append(record)

@@ -117,10 +117,6 @@ DEFAULT_SETTINGS = AssemblySettings()
 SCANNED_SETTINGS = AssemblySettings(piece_gap=3.0)
 
 
-# the values of dkg.parsing.scan.settings.ScanRoute (not imported: that loads OpenCV with the scan package)
-SCAN_ROUTES = ("pipeline", "legacy", "hybrid")
-
-
 @dataclass(frozen=True)
 class FigureSettings:
     """When an image embedded in a born-digital page is read as a flowchart figure (by the scan route).
@@ -140,20 +136,14 @@ class FigureSettings:
     # a box read from pixels overlapping a vector box by this share of the smaller one is that vector box (the
     # same box seen twice), not a second box
     duplicate_share: float = 0.5
-    # the scan reader used (a ``dkg.parsing.scan.settings.ScanRoute`` value): the pipeline read cbrn-12's
-    # figure at edge F1 0.923 against 0.480 by the default hybrid choice, which kept the rule-based reader
-    scan_route: str = "pipeline"
 
     def __post_init__(self) -> None:
         for item in fields(self):
             value = getattr(self, item.name)
-            if isinstance(value, (int, float)) and value < 0:
+            if value < 0:
                 raise ValueError(f"FigureSettings.{item.name} must be >= 0; got {value!r}")
         if not 0 < self.min_dpi <= self.max_dpi:
             raise ValueError(f"FigureSettings needs 0 < min_dpi <= max_dpi; got {self.min_dpi!r}, {self.max_dpi!r}")
-        if self.scan_route not in SCAN_ROUTES:
-            raise ValueError(f"FigureSettings.scan_route must be one of {', '.join(SCAN_ROUTES)}; got "
-                             f"{self.scan_route!r}")
         if not 0 < self.duplicate_share <= 1:
             raise ValueError(f"FigureSettings.duplicate_share must be in (0, 1]; got {self.duplicate_share!r}")
 

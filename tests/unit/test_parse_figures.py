@@ -16,8 +16,7 @@ from dkg.parsing.figures import FigureRegion, merge_figure
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Segment
 from dkg.parsing.output import sidecar
-from dkg.parsing.scan.settings import ScanRoute
-from dkg.parsing.settings import SCAN_ROUTES, FigureSettings
+from dkg.parsing.settings import FigureSettings
 
 DPI = 200
 # where the picture stands on the page, in points (origin top-left)
@@ -121,9 +120,6 @@ def test_a_box_both_routes_see_is_kept_once_and_its_arrow_not_doubled() -> None:
 
 
 def test_figure_settings_validate_themselves() -> None:
-    assert set(SCAN_ROUTES) == {route.value for route in ScanRoute}
-    with pytest.raises(ValueError, match="scan_route"):
-        FigureSettings(scan_route="magic")
     with pytest.raises(ValueError, match="min_dpi"):
         FigureSettings(min_dpi=500)
     with pytest.raises(ValueError, match="min_width"):
