@@ -185,7 +185,8 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
         label.id = f"p{prims.page_number}-l{index + 1}"
 
     segments = _drop_border_segments(segments, boxes)
-    text_labels = _branch_label_texts(free, boxes, segments, arrowheads, settings, prims.source != "ocr")
+    text_labels = _branch_label_texts(free, boxes, segments, arrowheads, settings,
+                                      prims.source != "ocr" or settings.label_broken_line_scanned)
     for index, label in enumerate(text_labels, start=len(label_boxes) + 1):
         label.id = f"p{prims.page_number}-l{index}"
     taken = {id(token) for label in text_labels for token in label.tokens}

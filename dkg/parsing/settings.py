@@ -32,6 +32,10 @@ class AssemblySettings:
     # a label (branch-label box, or free text) stands in a connector's path when a stroke end or arrowhead comes
     # this close to it; free text reached by two or more such ends is a label whatever its words
     label_on_connector: float = 10.0
+    # free branch text with stroke ends on two of its sides (a line broken for the label that goes on) is that
+    # line's label on scanned pages too; off for the rule-based scan reader, whose broken strokes leave ends
+    # everywhere, on for the scan pipeline's traced networks (``ScanSettings.pipeline_assembly``)
+    label_broken_line_scanned: bool = False
     # an arrowhead is a triangle whose tip is the corner opposite its clearly shortest side (shorter than this
     # share of the others): it enters the box in front of its tip, never the box behind it
     head_base_ratio: float = 0.9

@@ -90,8 +90,9 @@ class ScanSettings:
     hybrid_legacy_edges: int = 3
     # assembly of the pipeline's pages: its shapes are box insides grown by ``border_pt``, so boxes stacked
     # edge to edge (each with its own outline) overlap by two borders; unlike the rule-based reader's traced
-    # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box
-    pipeline_assembly: AssemblySettings = AssemblySettings()
+    # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box; and its
+    # connectors are traced networks, so stroke ends on two sides of a branch word are a line broken for it
+    pipeline_assembly: AssemblySettings = AssemblySettings(label_broken_line_scanned=True)
 
 
 DEFAULT_SETTINGS = ScanSettings()

@@ -1,0 +1,61 @@
+"""Branch labels on scanned pages read by the scan pipeline: a line broken for a branch word and going on
+from another side of it (smog-41: "Signs of Hemodynamic Compromise" —— YES, then down to "Unstable ...")."""
+
+from __future__ import annotations
+
+from dkg.parsing.assemble import assemble
+from dkg.parsing.geometry import BBox
+from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
+from dkg.parsing.scan.settings import DEFAULT_SETTINGS
+from dkg.parsing.settings import SCANNED_SETTINGS
+from dkg.parsing.textlayout import TextBlock
+
+
+def _broken_line_page() -> PagePrimitives:
+    """A question box, a line from its right side stopping 4 pt short of the word YES, and a line leaving YES
+    from below (4 pt under it), down into a box with an arrowhead at it: no arrowhead at the label itself."""
+    prims = PagePrimitives(1, 400.0, 300.0, "ocr")
+
+    def box(x0: float, y0: float, x1: float, y1: float, words: list[str]) -> None:
+        prims.shapes.append(Shape(((x0, y0), (x1, y0), (x1, y1), (x0, y1)), BBox(x0, y0, x1, y1), False, True,
+                                  "rect"))
+        x = x0 + 6
+        for i, word in enumerate(words):
+            if i:
+                prims.tokens.append(Token(" ", BBox(x, y0 + 6, x + 4, y0 + 16), 10.0))
+                x += 4
+            prims.tokens.append(Token(word, BBox(x, y0 + 6, x + 7 * len(word), y0 + 16), 10.0))
+            x += 7 * len(word)
+
+    box(40, 40, 160, 70, ["Signs", "of", "compromise"])
+    box(200, 140, 340, 170, ["Unstable", "with", "block"])
+    prims.tokens.append(Token("YES", BBox(256, 50, 280, 62), 10.0))
+    prims.segments.append(Segment((160, 56), (252, 56)))  # from the box's right side to the label
+    prims.segments.append(Segment((268, 66), (268, 139)))  # from under the label down to the box
+    prims.arrowheads.append(Shape(((264, 133), (272, 133), (268, 140)), BBox(264, 133, 272, 140), True, False))
+    return prims
+
+
+def _pairs(prims: PagePrimitives, settings: object) -> set[tuple[str, str, str]]:
+    from dkg.parsing.settings import AssemblySettings
+
+    assert isinstance(settings, AssemblySettings)
+    layout = assemble(prims, settings)
+
+    def words(blocks: list[TextBlock]) -> str:
+        return " ".join(line.plain for block in blocks for line in block.lines)
+
+    text = [words([b.block]) if b.block else "" for b in layout.boxes]
+    return {(text[s], text[t], words(c.labels.get(t, []))) for c in layout.connectors for s in c.sources
+            for t in c.targets}
+
+
+def test_a_line_broken_for_a_branch_word_is_one_labelled_edge_on_a_pipeline_page() -> None:
+    assert _pairs(_broken_line_page(), DEFAULT_SETTINGS.pipeline_assembly) == {
+        ("Signs of compromise", "Unstable with block", "YES")}
+
+
+def test_the_rule_based_readers_settings_keep_needing_an_arrowhead_at_the_label() -> None:
+    """Its broken strokes leave ends everywhere, so it keeps the older rule: no edge through the word."""
+    assert ("Signs of compromise", "Unstable with block", "YES") not in _pairs(_broken_line_page(),
+                                                                               SCANNED_SETTINGS)
