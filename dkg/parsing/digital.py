@@ -130,6 +130,8 @@ def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> Pag
 
     prims.segments, open_heads = _open_heads(prims.segments)
     prims.arrowheads.extend(open_heads)
+    prims.segments, line_boxes = _line_boxes(prims.segments)
+    prims.shapes.extend(line_boxes)
 
     for annot in page.annots or []:
         target = _link_target(annot, page_index_by_objid, page)
@@ -228,6 +230,66 @@ def _is_shaft(seg: Segment, tip: Point, bisector: Point) -> bool:
         cos = (d[0] * bisector[0] + d[1] * bisector[1]) / (math.hypot(*d) * math.hypot(*bisector) or 1.0)
         if cos >= math.cos(math.radians(30)):
             return True
+    return False
+
+
+# the four sides of a box drawn as separate lines meet at its corners within this many points
+CORNER_TOL = 1.5
+
+
+def _line_boxes(segments: list[Segment]) -> tuple[list[Segment], list[Shape]]:
+    """Boxes drawn as four separate lines (two level, two upright, each exactly one side: corner to corner)
+    as rect shapes, and the strokes without those sides. A table's rules run past its cells' corners, so a
+    grid gives no boxes."""
+    level = [i for i, s in enumerate(segments) if abs(s.a[1] - s.b[1]) <= 0.2 and abs(s.a[0] - s.b[0]) > 3]
+    upright = [i for i, s in enumerate(segments) if abs(s.a[0] - s.b[0]) <= 0.2 and abs(s.a[1] - s.b[1]) > 3]
+
+    def span(i: int, axis: int) -> tuple[float, float, float]:
+        seg = segments[i]
+        lo, hi = sorted((seg.a[axis], seg.b[axis]))
+        return lo, hi, seg.a[1 - axis]
+
+    used: set[int] = set()
+    shapes: list[Shape] = []
+    for top_index in level:
+        x0, x1, top = span(top_index, 0)
+        for bottom_index in level:
+            bx0, bx1, bottom = span(bottom_index, 0)
+            if {top_index, bottom_index} & used or bottom - top <= 3:
+                continue
+            if abs(bx0 - x0) > CORNER_TOL or abs(bx1 - x1) > CORNER_TOL:
+                continue
+            sides = []
+            for x in (x0, x1):
+                side = next((i for i in upright if i not in used and abs(span(i, 1)[2] - x) <= CORNER_TOL
+                             and abs(span(i, 1)[0] - top) <= CORNER_TOL
+                             and abs(span(i, 1)[1] - bottom) <= CORNER_TOL), None)
+                if side is not None:
+                    sides.append(side)
+            if len(sides) != 2 or sides[0] == sides[1]:
+                continue
+            bbox = BBox(x0, top, x1, bottom)
+            if _ruled_across(segments, bbox, {top_index, bottom_index, *sides}):
+                continue  # a table's frame: rules run across it from side to side
+            used |= {top_index, bottom_index, *sides}
+            corners = ((x0, top), (x1, top), (x1, bottom), (x0, bottom))
+            shapes.append(Shape(corners, bbox, False, True, "rect"))
+            break
+    return [s for i, s in enumerate(segments) if i not in used], shapes
+
+
+def _ruled_across(segments: list[Segment], bbox: BBox, own: set[int]) -> bool:
+    """Whether a stroke other than ``own`` runs inside ``bbox`` from one side to the opposite side."""
+    for i, seg in enumerate(segments):
+        if i in own:
+            continue
+        (ax, ay), (bx, by) = seg.a, seg.b
+        if abs(ay - by) <= 0.2 and bbox.top < ay < bbox.bottom:
+            if min(ax, bx) <= bbox.x0 + CORNER_TOL and max(ax, bx) >= bbox.x1 - CORNER_TOL:
+                return True
+        if abs(ax - bx) <= 0.2 and bbox.x0 < ax < bbox.x1:
+            if min(ay, by) <= bbox.top + CORNER_TOL and max(ay, by) >= bbox.bottom - CORNER_TOL:
+                return True
     return False
 
 

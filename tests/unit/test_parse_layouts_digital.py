@@ -219,3 +219,31 @@ def test_a_filled_star_pictogram_is_no_arrow_in_one_path() -> None:
     arrow = [(300, 170), (300, 118), (295, 118), (300, 110), (305, 118), (300, 118)]
     assert _arrow_in_one_path(arrow, BBox.around(arrow)) == (((300, 170), (300, 118)), ((300, 110), (295, 118),
                                                                                         (305, 118)))
+
+
+def _four_lines(s: Sheet, x: float, top: float, w: float, h: float) -> None:
+    s.line((x, top), (x + w, top))
+    s.line((x + w, top), (x + w, top + h))
+    s.line((x + w, top + h), (x, top + h))
+    s.line((x, top + h), (x, top))
+
+
+def test_box_drawn_as_four_separate_lines_is_a_box(parse: Callable[..., ParsedPage]) -> None:
+    def draw(s: Sheet) -> None:
+        _four_lines(s, 200, 80, 200, 30)
+        s.text(210, 88, "Drawn with lines")
+        s.arrow_down(300, 110, 150)
+        _four_lines(s, 200, 150, 200, 30)
+        s.text(210, 158, "Also lines")
+
+    assert _pairs(parse(draw)) == {("Drawn with lines", "Also lines")}
+
+
+def test_table_rules_running_past_the_cells_give_no_boxes() -> None:
+    from dkg.parsing.digital import _line_boxes
+    from dkg.parsing.models import Segment
+
+    rules = [Segment((100, y), (400, y)) for y in (100, 130, 160)] + [Segment((x, 100), (x, 160))
+                                                                       for x in (100, 250, 400)]
+    kept, boxes = _line_boxes(rules)
+    assert boxes == [] and kept == rules
