@@ -38,6 +38,10 @@ def _check_key(key: str) -> str:
 
 def _check_value(key: str, value: str) -> None:
     spec = VOCABULARY[key]
+    if spec.kind is KeyKind.NUMERIC:
+        if _stated_value(key, value) is None:
+            raise ValueError(f"{value!r} is not a number in the range of {key!r}")
+        return
     if spec.kind is KeyKind.CATEGORICAL and not spec.open and value not in spec.values:
         raise ValueError(f"{value!r} is not a value of {key!r}; allowed: {', '.join(spec.values)}")
 
@@ -532,7 +536,9 @@ class ClinicalLexicon:
 
     def _pattern_value(self, entry: PatternEntry, m: re.Match[str]) -> FactValue | None:
         if entry.value is not None:
-            return entry.value
+            # a fixed wording of a number ('bed-bound': ECOG 4) is read as that number
+            return _stated_value(entry.key, entry.value) if VOCABULARY[entry.key].kind is KeyKind.NUMERIC \
+                else entry.value
         number = self.number(m.group("n"))
         if entry.scale is not None:
             return _in_scale(number, entry.scale)

@@ -157,3 +157,51 @@ def test_an_implied_relapse_makes_the_first_remission_history() -> None:
     # w2-ALL-07: 'in CR1 ... Isolated CNS relapse': the relapse is implied by the CNS site, CR1 is the past
     found = facts("Ph-negative B-ALL, in CR1 on POMP maintenance. Isolated CNS relapse. Plan?")
     assert found["disease_status"] == "relapsed" and "response" not in found
+
+
+# third wordings set (datasets/qa/clinician_wordings_3.jsonl): one test per failure class, other wordings
+
+@pytest.mark.parametrize(("question", "ps"), [
+    ("Ewing sarcoma, now bedridden and needing help with all personal care", 4.0),
+    ("chondrosarcoma with lung mets; confined to bed or chair more than 50% of waking hours", 3.0),
+    ("osteosarcoma, able to self-care but unable to work, up and about over half the day", 2.0),
+    ("RCC, restricted in strenuous activity, otherwise well", 1.0),
+    ("grade 2 chondrosarcoma in a 40M who is fully active", 0.0),
+])
+def test_performance_status_in_the_words_of_the_ecog_scale(question: str, ps: float) -> None:
+    assert facts(question)["performance_status"] == ps
+
+
+@pytest.mark.parametrize("question", [
+    "Ph+ B-ALL, 60M, needs home oxygen for emphysema. Induction?",
+    "Ewing sarcoma, 55F, on haemodialysis three times a week",
+    "renal mass 3 cm, stage I; anaesthetics consider him very high risk for surgery",
+])
+def test_comorbidities_in_prose_are_substantial(question: str) -> None:
+    assert facts(question)["comorbidity"] == "substantial"
+
+
+def test_a_surgical_risk_is_no_recurrence_risk() -> None:
+    assert "risk" not in facts("2 cm renal mass, stage I, high risk for surgery per anaesthetics")
+
+
+def test_a_transplanted_kidney_and_a_low_clearance_are_renal_comorbidity() -> None:
+    assert facts("localised high-grade osteosarcoma; kidney transplant recipient")["comorbidity"] == "renal"
+
+
+@pytest.mark.parametrize(("question", "key", "value"), [
+    ("Referral\nAge: 66\nDiagnosis: Ph-negative B-ALL", "age", 66.0),
+    ("grade 2 chondrosarcoma, CT chest clear, resectable", "metastasis", "none"),
+    ("low-grade chondrosarcoma of the ilium", "site", "pelvis"),
+    ("Ewing sarcoma of the left fibula", "site", "extremity"),
+    ("resection: sarcoma extends to the deep margin", "margin", "positive"),
+    ("partial nephrectomy, positive renal-sinus margin", "margin", "positive"),
+    ("partial nephrectomy, negative parenchymal margin", "margin", "negative"),
+    ("metastatic chondrosarcoma, nodules enlarging on serial CT", "response", "progression"),
+    ("lung metastases unchanged over the last year of scans", "response", "stable"),
+    ("Ph+ ALL, MRD after blinatumomab 0.05%, persisting", "mrd", "persistent"),
+    ("B-ALL, two years post-allograft, starting maintenance", "prior_therapy", "transplant"),
+    ("metastatic clear cell RCC, IMDC good-risk", "risk", "favorable"),
+])
+def test_third_set_wordings_of_a_fact(question: str, key: str, value: float | str) -> None:
+    assert facts(question)[key] == value

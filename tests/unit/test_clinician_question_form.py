@@ -81,3 +81,11 @@ def test_an_administrative_word_in_a_case_summary_is_no_request() -> None:
 def test_an_adrenal_tumour_beside_the_kidney_is_another_disease(question: str) -> None:
     # first wordings set w-kidney-24: the kidney is named, the disease is not a kidney cancer
     assert out_of_scope(question) is not None
+
+
+@pytest.mark.parametrize("question", [
+    "Could we offer SBRT for a painful bone metastasis of chondrosarcoma?",
+    "Can we give pazopanib to a patient with metastatic chondrosarcoma?",
+])
+def test_could_we_offer_x_is_an_advise_question(question: str) -> None:
+    assert asks(question, "advise")
