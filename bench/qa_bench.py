@@ -103,22 +103,24 @@ def main() -> None:
 
 
 def clinician_figures(service: TextToCypherService) -> dict[str, float]:
-    """Accuracy on the clinician dev, both own-wordings files (development data) and held-out files; dev and
+    """Accuracy on the clinician dev, the three own-wordings files (development data) and held-out files; dev and
     wordings failures are printed (held-out ones never are, so nothing is tuned on them) and dev rows written to
     bench/results/qa-clinician-dev.jsonl."""
     dev = clinician.run(service, clinician.load_items(clinician.DEV_PATH))
     wordings = clinician.run(service, clinician.load_items(clinician.WORDINGS_PATH))
     wordings_2 = clinician.run(service, clinician.load_items(clinician.WORDINGS_2_PATH))
+    wordings_3 = clinician.run(service, clinician.load_items(clinician.WORDINGS_3_PATH))
     held = clinician.run(service, clinician.load_items(clinician.HELDOUT_PATH))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "qa-clinician-dev.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in dev))
-    for r in dev + wordings + wordings_2:
+    for r in dev + wordings + wordings_2 + wordings_3:
         if not r.correct:
             say(f"dev miss {r.id} ({r.type}): boxes {r.answer_boxes} verdict {r.verdict} path {r.path} "
                 f"reason {r.no_answer_reason}")
     return {**clinician.accuracy_figures(dev, "clinician_dev"),
             **clinician.accuracy_figures(wordings, "clinician_wordings"),
             **clinician.accuracy_figures(wordings_2, "clinician_wordings_2"),
+            **clinician.accuracy_figures(wordings_3, "clinician_wordings_3"),
             **clinician.accuracy_figures(held, "clinician_heldout")}
 
 

@@ -28,6 +28,8 @@ HELDOUT_PATH = CLINICIAN_DIR / "clinician_heldout.jsonl"
 WORDINGS_PATH = CLINICIAN_DIR / "clinician_wordings.jsonl"
 # a second set in other registers (letters, handovers, course narratives; development data, failures may be read)
 WORDINGS_2_PATH = CLINICIAN_DIR / "clinician_wordings_2.jsonl"
+# a third set weighted towards bone, in report / form / SOAP registers (development data, failures may be read)
+WORDINGS_3_PATH = CLINICIAN_DIR / "clinician_wordings_3.jsonl"
 SPLIT_SEED = "dkg-clinician-split-1"
 HELDOUT_EVERY = 3
 
