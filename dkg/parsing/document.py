@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dkg.errors import ParseError, ServiceError
 from dkg.parsing.assemble import PAGE_CODE, PageLayout, assemble
 from dkg.parsing.digital import extract_primitives
-from dkg.parsing.figures import describe, figure_regions, merge_figure, place, read_figure
+from dkg.parsing.figures import describe, figure_regions, is_searchable_scan, merge_figure, place, read_figure
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import (
     Box,
@@ -153,7 +153,11 @@ class DocumentParser:
             page = self.pdf.pages[index]
             has_text = self.ocr is not OCRMode.ALWAYS and sum(
                 1 for c in page.chars if c.get("text", "").strip()) >= MIN_TEXT_CHARS
-            if self.ocr is OCRMode.ALWAYS or (self.ocr is OCRMode.AUTO and not has_text):
+            scan_with_text = has_text and self.ocr is OCRMode.AUTO and is_searchable_scan(page)
+            if scan_with_text:
+                issues.append("page is a scan with a text layer laid over it (an image covers the page and no "
+                              "line or shape is drawn); read by OCR")
+            if self.ocr is OCRMode.ALWAYS or (self.ocr is OCRMode.AUTO and not has_text) or scan_with_text:
                 if not has_text and self._is_blank(index):
                     return _PageState(index, PageLayout([], [], [], [], [], None, []), "blank",
                                       time.perf_counter() - start, [BLANK_PAGE], [])

@@ -60,6 +60,19 @@ def figure_regions(page: Any, settings: FigureSettings = DEFAULT_FIGURE_SETTINGS
     return sorted(merged, key=lambda r: (r.bbox.top, r.bbox.x0))
 
 
+def is_searchable_scan(page: Any, settings: FigureSettings = DEFAULT_FIGURE_SETTINGS) -> bool:
+    """Whether a pdfplumber ``page`` with a text layer is a scan all the same: images cover at least
+    ``scan_page_share`` of it and it draws no vector shape or line (the text is OCR laid over the picture, so
+    the vector route would find no box)."""
+    area = float(page.width) * float(page.height)
+    if area <= 0 or page.rects or page.curves or page.lines:
+        return False
+    covered = sum(max(0.0, min(float(i["x1"]), float(page.width)) - max(float(i["x0"]), 0.0))
+                  * max(0.0, min(float(i["bottom"]), float(page.height)) - max(float(i["top"]), 0.0))
+                  for i in page.images)
+    return covered >= settings.scan_page_share * area
+
+
 def read_figure(render: RegionRenderer, region: FigureRegion, page: PagePrimitives,
                 settings: FigureSettings = DEFAULT_FIGURE_SETTINGS) -> tuple[PageLayout, float]:
     """The figure read from pixels by the scan pipeline (:func:`dkg.parsing.scan.pipeline.region_primitives`,

@@ -140,6 +140,9 @@ class FigureSettings:
     # a box read from pixels overlapping a vector box by this share of the smaller one is that vector box (the
     # same box seen twice), not a second box
     duplicate_share: float = 0.5
+    # a page whose images cover this share of it and that draws no vector shape or line is a scan, its text
+    # layer laid over the picture by OCR (a "searchable" scan): read by the scan route, not the vector route
+    scan_page_share: float = 0.6
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -148,6 +151,8 @@ class FigureSettings:
                 raise ValueError(f"FigureSettings.{item.name} must be >= 0; got {value!r}")
         if not 0 < self.min_dpi <= self.max_dpi:
             raise ValueError(f"FigureSettings needs 0 < min_dpi <= max_dpi; got {self.min_dpi!r}, {self.max_dpi!r}")
+        if not 0 < self.scan_page_share <= 1:
+            raise ValueError(f"FigureSettings.scan_page_share must be in (0, 1]; got {self.scan_page_share!r}")
         if not 0 < self.duplicate_share <= 1:
             raise ValueError(f"FigureSettings.duplicate_share must be in (0, 1]; got {self.duplicate_share!r}")
 

@@ -124,3 +124,26 @@ def test_figure_settings_validate_themselves() -> None:
         FigureSettings(min_dpi=500)
     with pytest.raises(ValueError, match="min_width"):
         FigureSettings(min_width=-1)
+
+
+def test_scan_with_a_text_layer_laid_over_it_is_read_by_ocr(tmp_path: Path) -> None:
+    # a "searchable" scan: the page is one picture of the chart, with invisible OCR text over it and no vector
+    # drawing; the vector route would find the text but no box
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "searchable.pdf"
+    pdf = canvas.Canvas(str(path), pagesize=(FIGURE.width, FIGURE.height))
+    pdf.drawImage(ImageReader(io.BytesIO(_figure_png())), 0, 0, FIGURE.width, FIGURE.height)
+    text = pdf.beginText(72, FIGURE.height - 50)
+    text.setTextRenderMode(3)  # invisible, as OCR tools write it
+    text.textLine("Assess rhythm")
+    text.setTextOrigin(72, FIGURE.height - 170)
+    text.textLine("Treat cause")
+    pdf.drawText(text)
+    pdf.save()
+    page = parse_pdf(path).pages[0]
+    assert page.source == "ocr"
+    assert {(e.head, e.tail) for e in page.edges} == {("Assess rhythm", "Treat cause")}
+    assert any("scan with a text layer" in issue.message for issue in page.issues)
+    assert parse_pdf(path, ocr="never").pages[0].source == "digital"  # never: the text layer only, as before
