@@ -82,6 +82,10 @@ class ScanSettings:
     box_inset_pt: float = 2.0
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
+    # a word outside the boxes this many times taller than the median confidently read word (conf at least
+    # ``free_tall_conf``) and read with less confidence than that is a slanted arrow read as text, not a word
+    free_tall_ratio: float = 2.0
+    free_tall_conf: float = 75.0
     ocr_timeout_s: float = 60.0
     route: ScanRoute = ScanRoute.HYBRID
     # hybrid route: a page where the rule-based reader finds fewer edges than this is also read by the pipeline,

@@ -103,6 +103,24 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
     return tokens
 
 
+def drop_tall_noise(data: dict[str, list[Any]], settings: ScanSettings) -> dict[str, list[Any]]:
+    """The word table without the words far taller than the page's text lines (``free_tall_ratio`` × the median
+    height of the confidently read words) that tesseract read with little confidence (below
+    ``free_tall_conf``): a slanted arrow and the label at its head read as one tall word (smog-46: ``↘YES`` read
+    ``Mies``, 27 pt tall among 8 pt labels). Such a word hides the arrow from the connector step and, in the
+    word rows, joins labels standing far apart on the page into one. Titles are tall too, but read clearly."""
+    texts = data.get("text", [])
+    heights = [int(data["height"][i]) for i, text in enumerate(texts)
+               if str(text).strip() and float(data["conf"][i]) >= settings.free_tall_conf]
+    if not heights:
+        return data
+    limit = settings.free_tall_ratio * float(np.median(heights))
+    conf = [-1.0 if str(text).strip() and int(data["height"][i]) > limit
+            and float(data["conf"][i]) < settings.free_tall_conf else data["conf"][i]
+            for i, text in enumerate(texts)]
+    return {**data, "conf": conf}
+
+
 def free_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings) -> list[Token]:
     """Words outside the shapes (connector labels, titles, footers), with the boxes blanked out."""
     image = page.gray.copy()
@@ -110,7 +128,7 @@ def free_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSetting
     for shape in shapes:
         x0, y0, x1, y1 = shape.cover
         image[max(0, y0): min(h, y1), max(0, x0): min(w, x1)] = 255
-    data = _image_to_data(image, settings.free_psm, settings.ocr_timeout_s)
+    data = drop_tall_noise(_image_to_data(image, settings.free_psm, settings.ocr_timeout_s), settings)
     return [t for t in words_to_tokens(data, (0, 0), page.ppt, settings.min_free_conf)
             if not t.text.strip() or any(c.isalnum() for c in t.text)]
 
