@@ -755,7 +755,7 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
         cid = f"p{number}-c{ci + 1}"
         labels = {}
         for target_index, blocks in raw_connector.labels.items():
-            labels[layout.boxes[target_index].id] = collapse(" ".join(render(b, notes, known)[1] for b in blocks))
+            labels[layout.boxes[target_index].id] = join_labels(render(b, notes, known)[1] for b in blocks)
         direction = ("block arrow" if raw_connector.kind == "block" else
                      "reading order (stacked boxes, no connector)" if raw_connector.kind == "stacked" else
                      "fan-out to a list (the arrow enters its first item)" if raw_connector.kind == "list" else
@@ -809,6 +809,16 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
     page.pixel_regions = list(state.pixel_regions)
     page.issues = [PageIssue(number, message) for message in issues]
     return page
+
+
+def join_labels(texts: Iterable[str]) -> str:
+    """One connector label from the label texts found along the way to a target; the same words twice (a NO
+    written at each end of a loop line) are said once.
+
+    >>> join_labels(["NO", "NO"]), join_labels(["YES", " If  unstable "]), join_labels([])
+    ('NO', 'YES If unstable', '')
+    """
+    return collapse(" ".join(dict.fromkeys(collapse(text) for text in texts)))
 
 
 def _short(text: str, limit: int = 50) -> str:
