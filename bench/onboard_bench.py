@@ -25,6 +25,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -89,6 +90,9 @@ def main() -> None:
     parser.add_argument("--no-shipped", action="store_true", help="with --model-update: do not score the shipped model")
     parser.add_argument("--epochs", type=int, default=None, help="with --model-update: fine-tuning epochs")
     parser.add_argument("--label", default="", help="with --model-update: suffix of the model folders and keys")
+    parser.add_argument("--lr", type=float, default=None, help="with --model-update: fine-tuning peak rate")
+    parser.add_argument("--old-sample", type=int, default=None,
+                        help="with --model-update: CPG-QA training questions replayed in the fine-tune")
     parser.add_argument("--heldout", action="store_true",
                         help="onboard each held-out page of datasets/onboarding/heldout.yaml as a new guideline: "
                              "PDF -> draft -> recorded review -> publish -> its hand-written questions, once")
@@ -100,8 +104,10 @@ def main() -> None:
         qa_part(args.out, clinician_dev=args.clinician)
         return
     if args.model_update:
+        tuning = {k: v for k, v in (("max_epochs", args.epochs), ("lr", args.lr),
+                                    ("old_train_sample", args.old_sample)) if v is not None}
         model_update_part(args.out, args.model_update, args.minutes, args.limit, shipped=not args.no_shipped,
-                          epochs=args.epochs, label=args.label)
+                          tuning=tuning, label=args.label)
         return
 
     gold_pages = yaml.safe_load(GOLD.read_text(encoding="utf-8"))["pages"]
@@ -223,7 +229,7 @@ def _score(settings: object, model_dir: Path, items: list, versions: dict[str, s
 
 
 def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float], limit: int, *,
-                      shipped: bool = True, epochs: int | None = None, label: str = "") -> None:
+                      shipped: bool = True, tuning: dict[str, Any] | None = None, label: str = "") -> None:
     """Questions generated from each published onboarded guideline's graph; the shipped model and each updated one
     scored on the CPG-QA test split and on the generated questions' test split (held out from the update)."""
     from dataclasses import asdict
@@ -261,13 +267,13 @@ def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float],
     old_test = old_test[:limit] if limit else old_test
     new_test = [i for i in new if i.split in ("test", "test_unseen")]
     models = {"shipped": MODEL_DIR} if shipped else {}
-    tuning = UpdateSettings(max_minutes=minutes[0], **({"max_epochs": epochs} if epochs else {}))
+    config = UpdateSettings(max_minutes=minutes[0], **(tuning or {}))
     for way in modes:
         mode = way + label
         folder = updated_model_dir(settings).with_name(f"text2cypher-{mode}")
         start = time.perf_counter()
         if way == "finetune":
-            _, report = finetune(MODEL_DIR, old, new, folder, config=tuning, on_progress=print)
+            _, report = finetune(MODEL_DIR, old, new, folder, config=config, on_progress=print)
         else:
             corpus = guideline_corpus(GenConfig().versions)
             _, report = retrain(old, new, corpus, folder, max_minutes=minutes[1], on_progress=print)
@@ -277,7 +283,7 @@ def model_update_part(out: Path, modes: list[str], minutes: tuple[float, float],
         figures[f"model_update.{mode}_dev_exact"] = round(report.best_dev_exact, 4)
         figures[f"model_update.{mode}_steps"] = report.steps
         if way == "finetune":
-            figures[f"model_update.{mode}_settings"] = json.dumps(asdict(tuning))
+            figures[f"model_update.{mode}_settings"] = json.dumps(asdict(config))
         models[mode] = folder
     for label, folder in models.items():
         for part, items in (("cpgqa_test", old_test), ("generated_test", new_test)):

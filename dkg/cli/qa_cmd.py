@@ -82,6 +82,8 @@ def train_update(
     gate_sample: int = typer.Option(300, min=0, help="CPG-QA dev questions the gate scores (0: all)."),
     who: str | None = typer.Option(None, "--who", help="Recorded in the audit trail (default $DKG_CURATOR or the "
                                                        "user)."),
+    candidate: Path | None = typer.Option(None, help="Gate this model folder trained before instead of training "
+                                                     "(it is moved when installed)."),
 ) -> None:
     """Teach the text-to-Cypher model the published guidelines it was not trained on: fine-tune the served model
     on a replayed sample of CPG-QA plus every generated question under $DKG_HOME/qa/generated (written by `dkg
@@ -90,7 +92,7 @@ def train_update(
     from dkg.qa.training_update import update_model
     outcome = update_model(get_settings(), mode="retrain" if retrain else "finetune", max_minutes=max_minutes,
                            folder=out, on_progress=_say, gate=GateSettings(old_dev_sample=gate_sample),
-                           install=install, who=who)
+                           install=install, who=who, trained=candidate)
     report_update(outcome)
 
 

@@ -163,11 +163,13 @@ class UpdateOutcome:
 
 def update_model(settings: Settings, *, mode: str = "finetune", max_minutes: float | None = None,
                  base: Path | None = None, folder: Path | None = None, on_progress: Progress | None = None,
-                 gate: GateSettings | None = None, install: bool = True, who: str | None = None) -> UpdateOutcome:
+                 gate: GateSettings | None = None, install: bool = True, who: str | None = None,
+                 trained: Path | None = None, config: UpdateSettings | None = None) -> UpdateOutcome:
     """Update the text-to-Cypher model with every generated question under the data folder (``mode``: finetune
     or retrain; the fine-tune starts from the served model), then gate the candidate (:mod:`dkg.qa.model_gate`)
     and serve it only when it passes (:mod:`dkg.qa.served_model`); the decision is audited either way.
-    ``install=False`` only trains and scores."""
+    ``install=False`` only trains and scores; ``trained`` gates a candidate trained before (no training);
+    ``config`` replaces the fine-tune's settings (``max_minutes`` then ignored)."""
     from dkg.graph.db import Graph
     from dkg.qa.dataset import GenConfig, load_dataset
     from dkg.qa.generated import all_generated
@@ -185,21 +187,25 @@ def update_model(settings: Settings, *, mode: str = "finetune", max_minutes: flo
                       "`dkg qa generate NAME VERSION` first")
     old = load_dataset()
     served = served_model_dir(settings)
-    folder = folder or updated_model_dir(settings)
+    folder = trained or folder or updated_model_dir(settings)
     meta = {"generated_versions": sorted({f"{i.guideline}|{i.version}" for i in new})}
     start = time.perf_counter()
-    if mode == "finetune":
-        config = UpdateSettings() if max_minutes is None else UpdateSettings(max_minutes=max_minutes)
+    if trained is not None:
+        if not (trained / "model.pt").is_file():
+            raise QAError(f"{trained} holds no trained model (model.pt); train one with `dkg train update`")
+        say(f"gating the candidate trained before in {trained}")
+    elif mode == "finetune":
+        config = config or (UpdateSettings() if max_minutes is None else UpdateSettings(max_minutes=max_minutes))
         finetune(base or served, old, new, folder, config=config, on_progress=say, meta=meta)
     else:
         retrain(old, new, guideline_corpus(GenConfig().versions), folder,
                 max_minutes=12.0 if max_minutes is None else max_minutes, on_progress=say, meta=meta)
-    trained = time.perf_counter()
+    trained_at = time.perf_counter()
     versions = {**dict(GenConfig().versions), **{i.guideline: i.version for i in new}}
     with Graph(settings) as graph:
         ensure_graph(graph, GenConfig(), say)  # CPG-QA's dev questions are answered from these versions
     decision = evaluate_gate(settings, served, folder, old, new, versions, gate, say)
-    gate_seconds = time.perf_counter() - trained
+    gate_seconds = time.perf_counter() - trained_at
     if decision.install and install:
         change = install_model(settings, folder, reason=decision.reason, scores=decision.scores(), who=who)
         served = change.model_dir
@@ -207,5 +213,5 @@ def update_model(settings: Settings, *, mode: str = "finetune", max_minutes: flo
         keep(settings, folder, reason=decision.reason, scores=decision.scores(), who=who)
     return UpdateOutcome(candidate=folder, served=served, installed=decision.install and install,
                          reason=decision.reason if install else f"not installed (scored only): {decision.reason}",
-                         train_seconds=round(trained - start, 1), gate_seconds=round(gate_seconds, 1),
+                         train_seconds=round(trained_at - start, 1), gate_seconds=round(gate_seconds, 1),
                          scores=decision.scores())

@@ -109,3 +109,23 @@ def test_an_incomplete_candidate_is_refused_and_a_vanished_served_model_falls_ba
     change = install(settings, fake_model(tmp_path / "c", "c"), reason="r")
     (change.model_dir / "model.pt").unlink()
     assert served_model_dir(settings) == shipped_model_dir()
+
+
+def test_the_cli_shows_the_served_model_and_refuses_a_rollback_with_nothing_to_go_back_to(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from dkg.cli.main import app
+
+    monkeypatch.setenv("DKG_HOME", str(tmp_path / "home"))
+    get_settings.cache_clear()
+    try:
+        shown = CliRunner().invoke(app, ["train", "served"], env={"COLUMNS": "200"})
+        assert shown.exit_code == 0 and f"served: {shipped_model_dir()} (shipped" in shown.output
+        refused = CliRunner().invoke(app, ["train", "rollback", "--reason", "probe"], env={"COLUMNS": "200"})
+        assert refused.exit_code != 0 and "nothing to roll back to" in refused.output
+        missing = CliRunner().invoke(app, ["train", "update", "--candidate", str(tmp_path / "none")],
+                                     env={"COLUMNS": "200"})
+        assert missing.exit_code != 0 and "no generated questions" in missing.output
+    finally:
+        get_settings.cache_clear()
