@@ -195,6 +195,8 @@ class CourseEvents(BaseModel):
     event: dict[str, list[str]] = Field(default_factory=dict)
     resets: list[str] = Field(default_factory=list)
     history_wordings: list[str] = Field(default_factory=list)
+    restated_by: dict[str, dict[str, list[str]]] = Field(
+        default_factory=dict, description="event value → facts that only restate it (key → values)")
 
     @model_validator(mode="after")
     def _keys(self) -> CourseEvents:
@@ -204,6 +206,14 @@ class CourseEvents(BaseModel):
                 _check_value(key, value)
         for key in self.resets:
             _check_key(key)
+        events = {v for values in self.event.values() for v in values}
+        for event, facts in self.restated_by.items():
+            if event not in events:
+                raise ValueError(f"restated_by: {event!r} is not a course event; events: {', '.join(sorted(events))}")
+            for key, values in facts.items():
+                _check_key(key)
+                for value in values:
+                    _check_value(key, value)
         return self
 
 

@@ -342,8 +342,21 @@ def current_mentions(question: str, matches: list[FactMatch]) -> list[FactMatch]
     first = min(starts)
     # a key stated before the event and again after it: the earlier value describes the earlier course
     restated = {m.key for m in matches if m.key in events.resets and m.start > first}
-    return [m for m in matches if m.key not in events.resets or (
-        lowered[m.start:m.end] not in history and not (m.key in restated and m.start < first))]
+    return [m for m in matches if not _restates_event(question, m, matches) and (m.key not in events.resets or (
+        lowered[m.start:m.end] not in history and not (m.key in restated and m.start < first)))]
+
+
+def _restates_event(question: str, match: FactMatch, matches: list[FactMatch]) -> bool:
+    """Whether ``match`` only says what a course event in the same sentence is (lexicon ``restated_by``):
+    'refractory to hyper-CVAD: no remission after two courses' states no response to a later line."""
+    restated_by = course_events().restated_by
+    for event in matches:
+        values = restated_by.get(str(event.value), {}).get(match.key, [])
+        if str(match.value) in values:
+            start, end = sorted((event.start, match.start))
+            if not re.search(r"[.;?!\n]", question[start:end]):
+                return True
+    return False
 
 
 def unknown_facts(question: str) -> list[str]:

@@ -205,3 +205,16 @@ def test_a_transplanted_kidney_and_a_low_clearance_are_renal_comorbidity() -> No
 ])
 def test_third_set_wordings_of_a_fact(question: str, key: str, value: float | str) -> None:
     assert facts(question)[key] == value
+
+
+def test_a_named_kidney_histology_outweighs_an_organ_word_of_the_spread() -> None:
+    # 'ccRCC' names renal cell carcinoma; 'bone' there is where it spread
+    assert detect_guidelines("Metastatic ccRCC to bone and liver, IMDC intermediate. First line?") == ["kidney"]
+
+
+def test_no_remission_that_defines_refractory_disease_is_no_later_response() -> None:
+    found = facts("Ph-neg B-ALL, 50M, refractory to induction - no remission after two cycles. Options?")
+    assert found["disease_status"] == "refractory" and "response" not in found
+    # a response to the next line, in a sentence of its own, is still read
+    later = facts("Refractory Ph-neg B-ALL. After blinatumomab there is no remission. Next?")
+    assert later["response"] == "less_than_cr"
