@@ -21,7 +21,9 @@ fuzzy ratio >= 90 (OCR misreads a letter or two) and are shown beside the exact 
 The own corpus is split too (``datasets/guidelines/parser_split.json``: every third page of each PDF held
 out): ``edge_f1_{digital,scanned}_{dev,heldout}`` score the same parse per split. ``DKG_SCAN_ROUTE``
 (``hybrid``, the default; ``pipeline``; ``legacy``) picks the scanned-page reader, recorded as ``scan_route``.
-Results are merged into the existing JSON file: keys not computed by this run are kept.
+``--corpus-digital-only`` scores the own corpus's born-digital PDFs alone (the ``edge_*_digital*`` and
+``pages_per_s_digital`` keys). Results are merged into the existing JSON file: keys not computed by this run are
+kept.
 """
 
 from __future__ import annotations
@@ -198,6 +200,27 @@ def real_figures(root: Path, dpis: list[int], scans_dir: Path | None, jobs: int 
     return figures
 
 
+def corpus_digital_figures(digital: list, heldout: dict[str, set[int]], runs: int) -> dict[str, Any]:
+    """Edge scores and pages/s of the own corpus's born-digital PDFs (the ``edge_*_digital*`` keys only)."""
+    scores, _, _, docs, _, splits = _score(digital, None, heldout=heldout)
+    rates = []
+    for _ in range(runs):
+        _, seconds, pages, _, _, _ = _score(digital, None)
+        rates.append(pages / seconds)
+    figures: dict[str, Any] = {
+        "edge_f1_digital": round(scores["f1"], 4),
+        "edge_precision_digital": round(scores["precision"], 4),
+        "edge_recall_digital": round(scores["recall"], 4),
+        "pages_per_s_digital": round(statistics.median(rates), 3),
+        "digital_pdfs": len(digital),
+    }
+    figures.update({f"edge_f1_{k.replace(' ', '_').replace('.', '_')}": round(v, 4) for k, v in docs.items()})
+    for split, split_scores in splits.items():
+        for metric in ("f1", "precision", "recall"):
+            figures[f"edge_{metric}_digital_{split}"] = round(split_scores[metric], 4)
+    return figures
+
+
 def _write_merged(out: Path, figures: dict[str, Any]) -> None:
     merged: dict[str, Any] = {}
     if out.is_file():
@@ -217,6 +240,8 @@ def main() -> None:
     parser.add_argument("--real-only", action="store_true", help="score only the real pages (skip the corpus)")
     parser.add_argument("--real-digital-only", action="store_true",
                         help="score only the digital route on the real pages (no scans, no corpus)")
+    parser.add_argument("--corpus-digital-only", action="store_true",
+                        help="score only the own corpus's born-digital PDFs (digital keys; no scans, no real pages)")
     parser.add_argument("--real-root", type=Path, default=ROOT / "datasets" / "realpdfs")
     parser.add_argument("--real-dpi", type=int, action="append", help="scan resolution (repeatable; default 200)")
     parser.add_argument("--real-scans-dir", type=Path, default=None,
@@ -238,6 +263,11 @@ def main() -> None:
     items = corpus_pdfs(args.corpus)
     digital = [i for i in items if not i.scanned]
     scanned = [i for i in items if i.scanned]
+    if args.corpus_digital_only:
+        own = corpus_digital_figures(digital, _heldout_numbers(args.corpus), args.runs)
+        _write_merged(args.out, own)
+        print(json.dumps(own, indent=1))
+        return
     if not digital or not scanned:
         sys.exit(f"need digital and scanned corpus PDFs under {args.corpus}; run `dkg corpus render` first")
 
