@@ -119,8 +119,9 @@ def test_split_file_rejects_an_unknown_split(tmp_path: Path) -> None:
 
 DEV = [p for p in ANNOTATED if p.split == "dev"]
 # edge F1 each development page reached when the digital conventions were built (see docs/parser.md); a page
-# falling below its floor is a regression. cbrn-12's second figure is a raster image the digital route cannot read.
-DEV_FLOORS = {"smog-41": 1.0, "smog-43": 1.0, "smog-46": 0.9, "smog-48": 0.95, "smog-50": 0.6, "cbrn-12": 0.4}
+# falling below its floor is a regression. cbrn-12's second figure is a raster image read from pixels (0.923 at
+# c4237ba; its floor leaves room for one more tesseract misread).
+DEV_FLOORS = {"smog-41": 1.0, "smog-43": 1.0, "smog-46": 1.0, "smog-48": 1.0, "smog-50": 1.0, "cbrn-12": 0.88}
 
 
 def _parsed(page: RealPage) -> ParsedPage:
@@ -148,3 +149,12 @@ def test_side_boxes_of_development_pages_are_notes_not_nodes(page: RealPage) -> 
         opening = re.findall(r"\w+", note["text"])[0].lower()
         kept = [n for n in parsed.notes if opening in " ".join(re.findall(r"\w+", n.text)).lower()]
         assert kept, f"{page.page_id}: side box {note['text'][:40]!r} is in no page note"
+
+
+def test_raster_figure_of_a_development_page_is_read_from_pixels() -> None:
+    page = next(p for p in DEV if p.page_id == "cbrn-12")
+    parsed = _parsed(page)
+    [region] = parsed.pixel_regions
+    assert region.connectors >= 8 and len(region.box_ids) >= 15  # 9 and 20 at c4237ba
+    assert region.bbox.top > 600  # Figure 6, below the vector Figure 5
+    assert any("read from pixels" in issue.message for issue in parsed.issues)
