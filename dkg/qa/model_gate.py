@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from dkg.config import Settings
+from dkg.graph.db import Graph
 from dkg.qa.dataset import QAItem
 
 Progress = Callable[[str], None]
@@ -109,14 +110,14 @@ def gate_sets(old: Sequence[QAItem], new: Sequence[QAItem], config: GateSettings
 
 
 def score_model(settings: Settings, model_dir: Path, items: Sequence[QAItem], versions: dict[str, str],
-                on_progress: Progress | None = None) -> DevScore:
+                on_progress: Progress | None = None, graph: Graph | None = None) -> DevScore:
     """A model's answered and beams-only accuracy on ``items`` through the QA service."""
     from dkg.qa.evaluate import run_with_dkg, summarise
     from dkg.qa.service import TextToCypherService
 
     if not items:
         return DevScore(accuracy=0.0, beams=0.0, n=0)
-    with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
+    with TextToCypherService(settings, graph=graph, model_dir=model_dir, versions=versions) as service:
         rows = run_with_dkg(service, list(items), on_progress or (lambda _m: None))
     got = summarise(rows)
     return DevScore(accuracy=round(got["accuracy"], 4), beams=round(got["accuracy_beams_only"], 4), n=len(rows))
@@ -124,7 +125,7 @@ def score_model(settings: Settings, model_dir: Path, items: Sequence[QAItem], ve
 
 def evaluate_gate(settings: Settings, served: Path, candidate: Path, old: Sequence[QAItem], new: Sequence[QAItem],
                   versions: dict[str, str], config: GateSettings | None = None,
-                  on_progress: Progress | None = None) -> GateDecision:
+                  on_progress: Progress | None = None, graph: Graph | None = None) -> GateDecision:
     """Score both models on the gate's dev sets and decide."""
     say = on_progress or (lambda _m: None)
     old_dev, new_dev = gate_sets(old, new, config)
@@ -132,6 +133,6 @@ def evaluate_gate(settings: Settings, served: Path, candidate: Path, old: Sequen
     for label, folder in (("served", served), ("candidate", candidate)):
         say(f"gate: scoring the {label} model {folder} on {len(old_dev)} CPG-QA and {len(new_dev)} generated dev "
             "questions")
-        scores[label] = GateScores(old_dev=score_model(settings, folder, old_dev, versions, say),
-                                   new_dev=score_model(settings, folder, new_dev, versions, say))
+        scores[label] = GateScores(old_dev=score_model(settings, folder, old_dev, versions, say, graph),
+                                   new_dev=score_model(settings, folder, new_dev, versions, say, graph))
     return decide(scores["served"], scores["candidate"], config)

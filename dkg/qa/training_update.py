@@ -27,6 +27,7 @@ from typing import Any
 
 from dkg.config import Settings
 from dkg.errors import QAError
+from dkg.graph.db import Graph
 from dkg.qa.dataset import QAItem
 from dkg.qa.model_gate import GateSettings
 from dkg.qa.seq2seq import SCRATCH, ModelSize, Seq2Seq, TrainReport, fit, query_pieces, torch_threads, train
@@ -164,13 +165,14 @@ class UpdateOutcome:
 def update_model(settings: Settings, *, mode: str = "finetune", max_minutes: float | None = None,
                  base: Path | None = None, folder: Path | None = None, on_progress: Progress | None = None,
                  gate: GateSettings | None = None, install: bool = True, who: str | None = None,
-                 trained: Path | None = None, config: UpdateSettings | None = None) -> UpdateOutcome:
+                 trained: Path | None = None, config: UpdateSettings | None = None, graph: Graph | None = None
+                 ) -> UpdateOutcome:
     """Update the text-to-Cypher model with every generated question under the data folder (``mode``: finetune
     or retrain; the fine-tune starts from the served model), then gate the candidate (:mod:`dkg.qa.model_gate`)
     and serve it only when it passes (:mod:`dkg.qa.served_model`); the decision is audited either way.
     ``install=False`` only trains and scores; ``trained`` gates a candidate trained before (no training);
-    ``config`` replaces the fine-tune's settings (``max_minutes`` then ignored)."""
-    from dkg.graph.db import Graph
+    ``config`` replaces the fine-tune's settings (``max_minutes`` then ignored); ``graph`` is the graph to score
+    on (default a connection of ``settings``)."""
     from dkg.qa.dataset import GenConfig, load_dataset
     from dkg.qa.generated import all_generated
     from dkg.qa.model_gate import evaluate_gate
@@ -202,9 +204,14 @@ def update_model(settings: Settings, *, mode: str = "finetune", max_minutes: flo
                 max_minutes=12.0 if max_minutes is None else max_minutes, on_progress=say, meta=meta)
     trained_at = time.perf_counter()
     versions = {**dict(GenConfig().versions), **{i.guideline: i.version for i in new}}
-    with Graph(settings) as graph:
+    own = graph is None
+    graph = graph or Graph(settings)
+    try:
         ensure_graph(graph, GenConfig(), say)  # CPG-QA's dev questions are answered from these versions
-    decision = evaluate_gate(settings, served, folder, old, new, versions, gate, say)
+        decision = evaluate_gate(settings, served, folder, old, new, versions, gate, say, graph)
+    finally:
+        if own:
+            graph.close()
     gate_seconds = time.perf_counter() - trained_at
     if decision.install and install:
         change = install_model(settings, folder, reason=decision.reason, scores=decision.scores(), who=who)
