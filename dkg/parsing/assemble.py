@@ -153,7 +153,8 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
     for shape, cand in zip(shapes, candidates, strict=True):
         small_filled = max(shape.bbox.width, shape.bbox.height) <= ARROWHEAD_MAX and shape.filled
         visible = [t for t in cand.tokens if t.text.strip()]
-        if small_filled and len(visible) <= 2 and not (visible and _shape_kind(shape) == "rect"):
+        label_background = settings.loop_arrows and bool(visible) and _shape_kind(shape) == "rect"
+        if small_filled and len(visible) <= 2 and not label_background:
             # a label glyph that strays onto an arrowhead does not make the arrowhead a box (a small filled
             # rectangle holding text is a label's background: its text stands on it, a box of its own)
             free.extend(cand.tokens)
@@ -850,7 +851,8 @@ def _grouped_trees(
     drawn = segments
     if raster:
         segments = segments + _corner_bridges(segments, boxes)
-    segments = segments + _bus_bridges(segments, arrowheads, head_targets, settings)
+    if settings.loop_arrows:
+        segments = segments + _bus_bridges(segments, arrowheads, head_targets, settings)
     n_seg = len(segments)
     n = n_seg + len(arrowheads)
     if n == 0:
