@@ -154,11 +154,14 @@ def rollback(settings: Settings, *, reason: str, who: str | None = None) -> Serv
     record = current(settings)
     if record is None:
         raise QAError("the shipped model is served: there is nothing to roll back to")
-    if not _complete(record.previous):
+    back_to_shipped = record.previous.resolve() == shipped_model_dir().resolve()
+    # The shipped model's folder may not be trained yet (a fresh clone): serving it again needs only the
+    # record gone, and the QA service then says how to train it.
+    if not back_to_shipped and not _complete(record.previous):
         raise QAError(f"the previous model {record.previous} is gone; cannot roll back (delete "
                       f"{served_root(settings) / CURRENT_FILE} to serve the shipped model)")
     at, author = _now(), _who(who)
-    if record.previous.resolve() == shipped_model_dir().resolve():
+    if back_to_shipped:
         (served_root(settings) / CURRENT_FILE).unlink()
     else:
         _write_current(settings, ServedModel(model_dir=record.previous, installed_at=at, who=author, reason=reason,

@@ -189,6 +189,9 @@ def update_model(settings: Settings, *, mode: str = "finetune", max_minutes: flo
                       "`dkg qa generate NAME VERSION` first")
     old = load_dataset()
     served = served_model_dir(settings)
+    if not (served / "model.pt").is_file():
+        raise QAError(f"the served model {served} is not trained yet; train it first with `dkg train cypher` "
+                      "(or `make demo`), then update it")
     folder = trained or folder or updated_model_dir(settings)
     meta = {"generated_versions": sorted({f"{i.guideline}|{i.version}" for i in new})}
     start = time.perf_counter()

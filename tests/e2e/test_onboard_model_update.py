@@ -29,6 +29,12 @@ from dkg.vocabulary import reload_vocabulary
 # timeout stopped it in the gate at load 10)
 pytestmark = [pytest.mark.neo4j, pytest.mark.timeout(2400)]
 
+# The update fine-tunes the served model, the shipped one here; a fresh clone has it only after the main job
+# (`make demo` / `dkg train cypher`, about 12 min), which the test command does not run.
+if not (served_model.shipped_model_dir() / "model.pt").is_file():
+    pytest.skip(f"the shipped model {served_model.shipped_model_dir()} is not trained yet (dkg train cypher)",
+                allow_module_level=True)
+
 REVIEW = PROJECT_ROOT / "datasets" / "guidelines" / "cardiac-smog" / "review-1.2026.yaml"
 NAME, VERSION = "cardiac-smog", "1.2026"
 CORENLP_PORT = int(os.environ.get("DKG_TEST_CORENLP_PORT", "9031"))
