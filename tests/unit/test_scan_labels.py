@@ -3,6 +3,8 @@ from another side of it (smog-41: "Signs of Hemodynamic Compromise" —— YES, 
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from dkg.parsing.models import PagePrimitives, Segment, Shape, Token
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS
 from dkg.parsing.settings import SCANNED_SETTINGS
 from dkg.parsing.textlayout import TextBlock
+from tests.unit.ocr_primitives import add_box
 
 
 def _broken_line_page() -> PagePrimitives:
@@ -19,16 +22,7 @@ def _broken_line_page() -> PagePrimitives:
     from below (4 pt under it), down into a box with an arrowhead at it: no arrowhead at the label itself."""
     prims = PagePrimitives(1, 400.0, 300.0, "ocr")
 
-    def box(x0: float, y0: float, x1: float, y1: float, words: list[str]) -> None:
-        prims.shapes.append(Shape(((x0, y0), (x1, y0), (x1, y1), (x0, y1)), BBox(x0, y0, x1, y1), False, True,
-                                  "rect"))
-        x = x0 + 6
-        for i, word in enumerate(words):
-            if i:
-                prims.tokens.append(Token(" ", BBox(x, y0 + 6, x + 4, y0 + 16), 10.0))
-                x += 4
-            prims.tokens.append(Token(word, BBox(x, y0 + 6, x + 7 * len(word), y0 + 16), 10.0))
-            x += 7 * len(word)
+    box = partial(add_box, prims, char_width=7.0)
 
     box(40, 40, 160, 70, ["Signs", "of", "compromise"])
     box(200, 140, 340, 170, ["Unstable", "with", "block"])

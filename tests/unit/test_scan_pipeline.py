@@ -4,6 +4,7 @@ text tokens from tesseract's word table, and the choice of reader (``dkg.parsing
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
 import cv2
 import numpy as np
@@ -16,6 +17,7 @@ from dkg.parsing.scan.connectors import find_connectors
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanRoute, ScanSettings
 from dkg.parsing.scan.shapes import find_shapes
 from dkg.parsing.scan.text import words_to_tokens
+from tests.unit.ocr_primitives import add_box
 
 PPT = 300 / 72  # pixels per point of the drawn pages
 WIDTH_PT, HEIGHT_PT = 300.0, 300.0
@@ -169,20 +171,11 @@ def _stacked_pipeline_page() -> PagePrimitives:
     and one line of text ("CPR 2 min" on "IV access"), with an arrow from a box above into the upper one: box
     insides grown by a border each, so the two shapes overlap by two borders (2 pt)."""
     from dkg.parsing.geometry import BBox
-    from dkg.parsing.models import Segment, Shape, Token
+    from dkg.parsing.models import Segment, Shape
 
     prims = PagePrimitives(1, WIDTH_PT, HEIGHT_PT, "ocr")
 
-    def box(x0: float, y0: float, x1: float, y1: float, words: list[str]) -> None:
-        prims.shapes.append(Shape(((x0, y0), (x1, y0), (x1, y1), (x0, y1)), BBox(x0, y0, x1, y1), False, True,
-                                  "rect"))
-        x = x0 + 6
-        for i, word in enumerate(words):
-            if i:
-                prims.tokens.append(Token(" ", BBox(x, y0 + 6, x + 4, y0 + 16), 10.0))
-                x += 4
-            prims.tokens.append(Token(word, BBox(x, y0 + 6, x + 8 * len(word), y0 + 16), 10.0))
-            x += 8 * len(word)
+    box = partial(add_box, prims, char_width=8.0)
 
     box(80, 30, 200, 60, ["Start", "CPR"])
     box(80, 100, 200, 124, ["CPR", "2", "min"])
