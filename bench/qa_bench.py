@@ -103,25 +103,22 @@ def main() -> None:
 
 
 def clinician_figures(service: TextToCypherService) -> dict[str, float]:
-    """Accuracy on the clinician dev, the three own-wordings files (development data) and held-out files; dev and
-    wordings failures are printed (held-out ones never are, so nothing is tuned on them) and dev rows written to
-    bench/results/qa-clinician-dev.jsonl."""
+    """Accuracy on the clinician dev, the own-wordings files (development data, ``clinician.WORDINGS_PATHS``) and
+    held-out files; dev and wordings failures are printed (held-out ones never are, so nothing is tuned on them)
+    and dev rows written to bench/results/qa-clinician-dev.jsonl."""
     dev = clinician.run(service, clinician.load_items(clinician.DEV_PATH))
-    wordings = clinician.run(service, clinician.load_items(clinician.WORDINGS_PATH))
-    wordings_2 = clinician.run(service, clinician.load_items(clinician.WORDINGS_2_PATH))
-    wordings_3 = clinician.run(service, clinician.load_items(clinician.WORDINGS_3_PATH))
+    wordings = {path.stem: clinician.run(service, clinician.load_items(path)) for path in clinician.WORDINGS_PATHS}
     held = clinician.run(service, clinician.load_items(clinician.HELDOUT_PATH))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "qa-clinician-dev.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in dev))
-    for r in dev + wordings + wordings_2 + wordings_3:
+    for r in dev + [r for rows in wordings.values() for r in rows]:
         if not r.correct:
             say(f"dev miss {r.id} ({r.type}): boxes {r.answer_boxes} verdict {r.verdict} path {r.path} "
                 f"reason {r.no_answer_reason}")
-    return {**clinician.accuracy_figures(dev, "clinician_dev"),
-            **clinician.accuracy_figures(wordings, "clinician_wordings"),
-            **clinician.accuracy_figures(wordings_2, "clinician_wordings_2"),
-            **clinician.accuracy_figures(wordings_3, "clinician_wordings_3"),
-            **clinician.accuracy_figures(held, "clinician_heldout")}
+    figures = clinician.accuracy_figures(dev, "clinician_dev")
+    for stem, rows in wordings.items():
+        figures.update(clinician.accuracy_figures(rows, stem))
+    return {**figures, **clinician.accuracy_figures(held, "clinician_heldout")}
 
 
 def run_clinician(settings: Settings, label: str, model_dir: Path | None = None) -> None:

@@ -30,6 +30,10 @@ WORDINGS_PATH = CLINICIAN_DIR / "clinician_wordings.jsonl"
 WORDINGS_2_PATH = CLINICIAN_DIR / "clinician_wordings_2.jsonl"
 # a third set weighted towards bone, in report / form / SOAP registers (development data, failures may be read)
 WORDINGS_3_PATH = CLINICIAN_DIR / "clinician_wordings_3.jsonl"
+# a fourth set: problem lists, handovers, relayed portal messages, two patients compared, past vs present history
+WORDINGS_4_PATH = CLINICIAN_DIR / "clinician_wordings_4.jsonl"
+# every development wordings file, in the order written (the bench's key of a file is its stem)
+WORDINGS_PATHS = (WORDINGS_PATH, WORDINGS_2_PATH, WORDINGS_3_PATH, WORDINGS_4_PATH)
 SPLIT_SEED = "dkg-clinician-split-1"
 HELDOUT_EVERY = 3
 
