@@ -2,9 +2,12 @@
 
 A review file records what a curator decided about a draft: keys and arrows to add, then per item an edit
 (text, constraints, a key's entry) or a rejection, each with its reason, and what to do with every item no
-decision names (``rest: accept``). Each decision names the item and the start of the text it had when it was
-reviewed (``expect``): a replay on a draft that a changed parser produced stops at the first item that no longer
-matches, naming it, instead of reviewing the wrong box. Every replayed action is audited like a hand review.
+decision names (``rest: accept``). A decision names its item by what it is, never by the draft's running number
+(``n12``, ``e5`` change whenever the parser adds or drops an arrow): a box by its text (and, when the draft has
+two boxes of that text, its page or a box next to it), an arrow by its two boxes' texts (and its label), a
+proposed key by its name. Every reference is resolved before any change: one that matches no item, or more than
+one, stops the replay naming it, instead of reviewing the wrong box. Every replayed action is audited like a
+hand review.
 """
 
 from __future__ import annotations
@@ -17,22 +20,75 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from dkg.config import PROJECT_ROOT, Settings
 from dkg.graph.db import Graph, named_queries
-from dkg.graph.drafts import PENDING, OnboardingError, add_item, draft_items, publish, review, version_state
+from dkg.graph.drafts import (
+    PENDING,
+    DraftItem,
+    OnboardingError,
+    add_item,
+    draft_items,
+    publish,
+    review,
+    version_state,
+)
+from dkg.graph.model import normalise_content
 from dkg.graph.onboard import onboard
 from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, reload_vocabulary
 
 REVIEW_FILE = "review-{version}.yaml"
 
 
+def _same_text(a: str, b: str) -> bool:
+    return normalise_content(a).casefold() == normalise_content(b).casefold()
+
+
+class BoxRef(BaseModel):
+    """A box named by its text (whitespace and case aside); ``page``, ``after`` (the text of a box with an arrow
+    into it), ``before`` (the text of a box it has an arrow to) and ``no_arrow_in`` (no arrow of the draft leads
+    into it) tell apart two boxes of one text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    page: str | None = None
+    after: str | None = None
+    before: str | None = None
+    no_arrow_in: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text_alone(cls, value: Any) -> Any:
+        return {"text": value} if isinstance(value, str) else value
+
+    def describe(self) -> str:
+        where = [f"page {self.page}" if self.page else "", f"after {self.after!r}" if self.after else "",
+                 f"before {self.before!r}" if self.before else "",
+                 "" if self.no_arrow_in is None else f"{'no' if self.no_arrow_in else 'an'} arrow in"]
+        return f"box {self.text!r}" + "".join(f", {w}" for w in where if w)
+
+
+class EdgeRef(BaseModel):
+    """An arrow named by its boxes and, when given (``""``: no label), its label."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    head: BoxRef
+    tail: BoxRef
+    label: str | None = None
+
+    def describe(self) -> str:
+        label = "" if self.label is None else f" labelled {self.label!r}"
+        return f"arrow from {self.head.describe()} to {self.tail.describe()}{label}"
+
+
 class AddedEdge(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    head: str
-    tail: str
+    head: BoxRef
+    tail: BoxRef
     label: str = ""
     constraints: list[str] = Field(default_factory=list)
     reason: str = Field(min_length=1)
@@ -48,15 +104,42 @@ class Additions(BaseModel):
 
 
 class Decision(BaseModel):
+    """One reviewed item, named by exactly one of ``box``, ``edge`` or ``key``."""
+
     model_config = ConfigDict(extra="forbid")
 
-    item: str
-    expect: str
+    box: BoxRef | None = None
+    edge: EdgeRef | None = None
+    key: str | None = None
     action: Literal["edit", "reject", "accept"] = "edit"
     text: str | None = None
     constraints: list[str] | None = None
     entry: dict[str, Any] | None = None
     reason: str = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_draft_numbers(cls, value: Any) -> Any:
+        if isinstance(value, dict) and ("item" in value or "expect" in value):
+            raise ValueError(f"names its item by the draft's running number ({value.get('item')!r}), which changes "
+                             "when the parser adds or drops an arrow; name it by content instead: `box: <text>`, "
+                             "`edge: {head: <text>, tail: <text>, label: <label>}` or `key: <name>`")
+        return value
+
+    @model_validator(mode="after")
+    def _one_reference(self) -> Decision:
+        named = [n for n, v in (("box", self.box), ("edge", self.edge), ("key", self.key)) if v is not None]
+        if len(named) != 1:
+            raise ValueError(f"a decision names exactly one of box, edge or key; this one names "
+                             f"{', '.join(named) or 'none'}")
+        return self
+
+    def describe(self) -> str:
+        if self.box is not None:
+            return self.box.describe()
+        if self.edge is not None:
+            return self.edge.describe()
+        return f"proposed key {self.key!r}"
 
 
 class ReviewFile(BaseModel):
@@ -93,42 +176,97 @@ def review_files(root: Path) -> list[Path]:
     return sorted(root.glob("*/review-*.yaml"))
 
 
+class DraftIndex:
+    """A draft's items looked up by content: the one box, arrow or key a reference names."""
+
+    def __init__(self, items: list[DraftItem]) -> None:
+        self.items = {it.item: it for it in items}
+        self.boxes = [it for it in items if it.kind == "node"]
+        self.edges = [it for it in items if it.kind == "edge"]
+
+    def _text(self, item_id: str) -> str:
+        return self.items[item_id].content if item_id in self.items else ""
+
+    def boxes_of(self, ref: BoxRef) -> list[DraftItem]:
+        found = [b for b in self.boxes if _same_text(b.content, ref.text) and (ref.page is None or b.page == ref.page)]
+        if ref.after is not None:
+            found = [b for b in found if any(e.tail == b.item and _same_text(self._text(e.head), ref.after)
+                                             for e in self.edges)]
+        if ref.before is not None:
+            found = [b for b in found if any(e.head == b.item and _same_text(self._text(e.tail), ref.before)
+                                             for e in self.edges)]
+        if ref.no_arrow_in is not None:
+            found = [b for b in found if ref.no_arrow_in != any(e.tail == b.item for e in self.edges)]
+        return found
+
+    def edges_of(self, ref: EdgeRef) -> list[DraftItem]:
+        heads = {b.item for b in self.boxes_of(ref.head)}
+        tails = {b.item for b in self.boxes_of(ref.tail)}
+        return [e for e in self.edges if e.head in heads and e.tail in tails
+                and (ref.label is None or _same_text(e.content, ref.label))]
+
+    def matches(self, decision: Decision) -> list[DraftItem]:
+        if decision.box is not None:
+            return self.boxes_of(decision.box)
+        if decision.edge is not None:
+            return self.edges_of(decision.edge)
+        return [self.items[f"k:{decision.key}"]] if f"k:{decision.key}" in self.items else []
+
+
+def _one(found: list[DraftItem], what: str, g: str, v: str) -> DraftItem:
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise OnboardingError(f"review file of {g} {v}: the draft has no {what}; the parser output changed since the "
+                              "review was recorded, or the reference is misspelt: review the draft again; nothing "
+                              "was replayed")
+    ids = ", ".join(f"{it.item} ({it.page or 'no page'})" for it in found)
+    raise OnboardingError(f"review file of {g} {v}: {len(found)} items of the draft match the {what}: {ids}; tell them "
+                          "apart with the box's `page`, `after` (a box with an arrow into it), `before` (a box it "
+                          "points to) or `no_arrow_in: true`, or an arrow's `label`; nothing was replayed")
+
+
+def resolve(recorded: ReviewFile, items: list[DraftItem]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The draft item id of every decision and the box ids of every added arrow, in file order; an
+    :class:`OnboardingError` for the first reference that matches no item or more than one."""
+    g, v = recorded.guideline, recorded.version
+    index = DraftIndex(items)
+    decided = [_one(index.matches(d), d.describe(), g, v).item for d in recorded.decisions]
+    twice = sorted({i for i in decided if decided.count(i) > 1})
+    if twice:
+        raise OnboardingError(f"review file of {g} {v}: two decisions name the same draft item ("
+                              f"{', '.join(index.items[i].content[:40] or i for i in twice)}); keep one; nothing was "
+                              "replayed")
+    ends = [(_one(index.boxes_of(e.head), "added arrow's head " + e.head.describe(), g, v).item,
+             _one(index.boxes_of(e.tail), "added arrow's tail " + e.tail.describe(), g, v).item)
+            for e in recorded.add.edges]
+    return decided, ends
+
+
 def replay(graph: Graph, recorded: ReviewFile, *, echo: Callable[[str], None] = print) -> int:
     """Apply a recorded review to its draft (keys and arrows added, decisions, then the rest); returns the
-    number of actions. Refused before any change when an item is missing or its text is not the expected one."""
+    number of actions. Refused before any change when a reference matches no item of the draft or several."""
     g, v, who = recorded.guideline, recorded.version, recorded.who
-    items = {it.item: it for it in draft_items(graph, g, v)}
-    for decision in recorded.decisions:
-        current = items.get(decision.item)
-        if current is None:
-            raise OnboardingError(f"review file of {g} {v}: the draft has no item {decision.item!r}; the parser "
-                                  "output changed since the review was recorded: review the draft again")
-        if not current.content.startswith(decision.expect):
-            raise OnboardingError(
-                f"review file of {g} {v}: {decision.item} reads {current.content[:60]!r}, not "
-                f"{decision.expect!r}…; the parser output changed since the review was recorded: review the draft "
-                "again; nothing was replayed")
-    for end in [e.head for e in recorded.add.edges] + [e.tail for e in recorded.add.edges]:
-        if end not in items or items[end].kind != "node":
-            raise OnboardingError(f"review file of {g} {v}: an added arrow ends at {end!r}, which is not a box of "
-                                  "the draft; review the draft again")
+    items = draft_items(graph, g, v)
+    decided, ends = resolve(recorded, items)
+    known = {it.item for it in items}
     actions = 0
     for name, entry in recorded.add.keys.items():
-        if f"k:{name}" not in items:
+        if f"k:{name}" not in known:
             add_item(graph, g, v, "key", name=name, entry=entry, who=who, reason=recorded.add.keys_reason)
             actions += 1
-    for edge in recorded.add.edges:
-        add_item(graph, g, v, "edge", head=edge.head, tail=edge.tail, label=edge.label,
+    for edge, (head, tail) in zip(recorded.add.edges, ends, strict=True):
+        add_item(graph, g, v, "edge", head=head, tail=tail, label=edge.label,
                  constraints=edge.constraints, who=who, reason=edge.reason)
         actions += 1
-    for decision in recorded.decisions:
-        review(graph, g, v, decision.item, decision.action, content=decision.text, constraints=decision.constraints,
+    for decision, item in zip(recorded.decisions, decided, strict=True):
+        review(graph, g, v, item, decision.action, content=decision.text, constraints=decision.constraints,
                entry=decision.entry, who=who, reason=decision.reason)
         actions += 1
     if recorded.rest == "accept":
-        for item in draft_items(graph, g, v):
-            if item.status == PENDING:
-                review(graph, g, v, item.item, "accept", who=who, reason="accepted as read (review file)")
+        for it in draft_items(graph, g, v):
+            if it.status == PENDING:
+                review(graph, g, v, it.item, "accept", who=who, reason="accepted as read (review file)")
                 actions += 1
     echo(f"replayed the review of {g} {v}: {actions} action(s) by {who}")
     return actions

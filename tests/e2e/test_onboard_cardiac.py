@@ -100,8 +100,9 @@ def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
 
 
 def test_a_review_that_does_not_match_the_draft_changes_nothing(graph: Graph, published: ReplayReport) -> None:
-    # after unpublishing, the version is a draft again with its boxes renumbered: the recorded decisions no longer
-    # name the boxes they were made on, so the replay is refused before any action
+    # after unpublishing, the version is a draft again as reviewed (edited texts, rejected keys gone): the recorded
+    # decisions name items as the parser read them, which this draft no longer has, so the replay is refused
+    # before any action
     if version_state(graph, NAME, VERSION)[0]:
         unpublish(graph, NAME, VERSION, who="e2e")
     before = len(review_history(graph, NAME, VERSION))
