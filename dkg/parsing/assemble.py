@@ -6,6 +6,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from dkg.parsing.geometry import (
     BBox,
     Point,
@@ -842,6 +844,25 @@ def _flow_axis(arrowheads: list[Shape], head_targets: list[int | None], boxes: l
     return "x" if across >= down else "y"
 
 
+def _near_pairs(segments: list[Segment], tol: float) -> list[tuple[int, int]]:
+    """Index pairs ``i < j`` of segments whose bounding boxes, grown by ``tol``, overlap: the only pairs that
+    can come within ``tol`` of each other (a scanned page has thousands of strokes, so testing every pair's
+    distance is quadratic in Python)."""
+    if len(segments) < 2:
+        return []
+    ends = np.array([(s.a[0], s.a[1], s.b[0], s.b[1]) for s in segments], dtype=float)
+    x0 = np.minimum(ends[:, 0], ends[:, 2]) - tol
+    x1 = np.maximum(ends[:, 0], ends[:, 2]) + tol
+    y0 = np.minimum(ends[:, 1], ends[:, 3]) - tol
+    y1 = np.maximum(ends[:, 1], ends[:, 3]) + tol
+    pairs: list[tuple[int, int]] = []
+    for i in range(len(segments) - 1):
+        rest = slice(i + 1, None)
+        near = (x0[rest] <= x1[i]) & (x1[rest] >= x0[i]) & (y0[rest] <= y1[i]) & (y1[rest] >= y0[i])
+        pairs.extend((i, i + 1 + int(k)) for k in np.flatnonzero(near))
+    return pairs
+
+
 def _grouped_trees(
     segments: list[Segment], arrowheads: list[Shape], head_targets: list[int | None], boxes: list[RawBox],
     warnings: list[str], complete: list[RawConnector], axis: str = "x", raster: bool = False,
@@ -858,24 +879,24 @@ def _grouped_trees(
     if n == 0:
         return []
     uf = UnionFind(n)
-    for i in range(n_seg):
-        seg_i = segments[i]
-        for j in range(i + 1, n_seg):
-            seg_j = segments[j]
-            if min(
-                point_segment_distance(seg_i.a, seg_j.a, seg_j.b), point_segment_distance(seg_i.b, seg_j.a, seg_j.b),
-                point_segment_distance(seg_j.a, seg_i.a, seg_i.b), point_segment_distance(seg_j.b, seg_i.a, seg_i.b),
-            ) <= TOUCH_TOL:
-                uf.union(i, j)
+    for i, j in _near_pairs(segments, TOUCH_TOL):
+        seg_i, seg_j = segments[i], segments[j]
+        if min(
+            point_segment_distance(seg_i.a, seg_j.a, seg_j.b), point_segment_distance(seg_i.b, seg_j.a, seg_j.b),
+            point_segment_distance(seg_j.a, seg_i.a, seg_i.b), point_segment_distance(seg_j.b, seg_i.a, seg_i.b),
+        ) <= TOUCH_TOL:
+            uf.union(i, j)
     if raster:
         # strokes whose free ends (at no box) nearly meet belong to one tree (a lost corner dash, see
         # _corner_bridges; the bridges themselves only join line ends that touch nothing else)
         free_ends = [(i, p) for i, seg in enumerate(drawn) for p in (seg.a, seg.b)
                      if all(_box_distance(box, p) > ATTACH_TOL for box in boxes)]
-        for n, (i, p) in enumerate(free_ends):
-            for j, q in free_ends[n + 1:]:
-                if i != j and math.dist(p, q) <= CORNER_GAP:
-                    uf.union(i, j)
+        owners = np.array([i for i, _ in free_ends], dtype=int)
+        ends = np.array([p for _, p in free_ends], dtype=float).reshape(-1, 2)
+        for row in range(len(free_ends) - 1):
+            gaps = np.hypot(ends[row + 1:, 0] - ends[row, 0], ends[row + 1:, 1] - ends[row, 1])
+            for hit in np.flatnonzero((gaps <= CORNER_GAP) & (owners[row + 1:] != owners[row])):
+                uf.union(int(owners[row]), int(owners[row + 1 + int(hit)]))
     head_boxes = [h.bbox.expand(TOUCH_TOL) for h in arrowheads]
     for k, hb in enumerate(head_boxes):
         # an arrowhead entering no box that points onto a line merges into that line

@@ -12,6 +12,8 @@ from __future__ import annotations
 import heapq
 import math
 
+import numpy as np
+
 from dkg.parsing.geometry import Point, UnionFind, nearest_on_segment, point_segment_distance
 from dkg.parsing.models import Segment, Shape
 
@@ -225,21 +227,24 @@ def straight_lines(segs: list[Segment]) -> list[list[int]]:
     """
     kinds = [orientation(s) for s in segs]
     uf = UnionFind(len(segs))
-    for i, kind in enumerate(kinds):
-        for j in range(i + 1, len(segs)):
-            if kind is not None and kind == kinds[j] and _collinear_touch(segs[i], segs[j], kind):
-                uf.union(i, j)
+    for kind in ("h", "v"):
+        # two strokes of one kind are one line when they lie within LINE_WIDTH across (parallel lines a few
+        # points apart are different lines) and overlap or nearly meet along it; tested a row at a time
+        members = np.array([i for i, k in enumerate(kinds) if k == kind], dtype=int)
+        if len(members) < 2:
+            continue
+        axis, across = (0, 1) if kind == "h" else (1, 0)
+        ends = np.array([(segs[i].a[axis], segs[i].b[axis], segs[i].a[across], segs[i].b[across])
+                         for i in members], dtype=float)
+        lo, hi = np.minimum(ends[:, 0], ends[:, 1]), np.maximum(ends[:, 0], ends[:, 1])
+        side_lo, side_hi = np.minimum(ends[:, 2], ends[:, 3]), np.maximum(ends[:, 2], ends[:, 3])
+        for n in range(len(members) - 1):
+            rest = slice(n + 1, None)
+            width = np.maximum(side_hi[rest], side_hi[n]) - np.minimum(side_lo[rest], side_lo[n])
+            gap = np.maximum(lo[rest], lo[n]) - np.minimum(hi[rest], hi[n])
+            for k in np.flatnonzero((width <= LINE_WIDTH) & (gap <= TOUCH_TOL)):
+                uf.union(int(members[n]), int(members[n + 1 + k]))
     return sorted(uf.groups())
-
-
-def _collinear_touch(a: Segment, b: Segment, kind: str) -> bool:
-    axis, across = (0, 1) if kind == "h" else (1, 0)
-    if max(a.a[across], a.b[across], b.a[across], b.b[across]) - min(
-            a.a[across], a.b[across], b.a[across], b.b[across]) > LINE_WIDTH:
-        return False  # parallel lines a few points apart are different lines
-    lo_a, hi_a = sorted((a.a[axis], a.b[axis]))
-    lo_b, hi_b = sorted((b.a[axis], b.b[axis]))
-    return max(lo_a, lo_b) - min(hi_a, hi_b) <= TOUCH_TOL
 
 
 def _arms(segs: list[Segment], point: Point, reach: float) -> set[tuple[int, int]]:
