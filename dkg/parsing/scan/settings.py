@@ -86,6 +86,10 @@ class ScanSettings:
     # ``free_tall_conf``) and read with less confidence than that is a slanted arrow read as text, not a word
     free_tall_ratio: float = 2.0
     free_tall_conf: float = 75.0
+    # OCR misreads: a word that becomes exactly one clinical abbreviation or unit of ``readings.TERMS_FILE`` by
+    # swapping at most this many look-alike characters (``IO`` read ``10``, ``mcg`` read ``meg``) is that
+    # entry; 0 keeps tesseract's words as read
+    misread_max_swaps: int = 2
     ocr_timeout_s: float = 60.0
     route: ScanRoute = ScanRoute.HYBRID
     # hybrid route: a page where the rule-based reader finds fewer edges than this is also read by the pipeline,

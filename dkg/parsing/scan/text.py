@@ -13,6 +13,7 @@ from dkg.errors import ServiceError
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
 from dkg.parsing.scan.binarise import PageImage
+from dkg.parsing.scan.readings import corrected_line, load_terms
 from dkg.parsing.scan.settings import ScanSettings
 from dkg.parsing.scan.shapes import FoundShape
 from dkg.services.tesseract import tesseract_path
@@ -40,10 +41,13 @@ def _image_to_data(image: np.ndarray, psm: int, timeout_s: float) -> dict[str, l
     return data
 
 
-def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: float, min_conf: float
-                    ) -> list[Token]:
+def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: float, min_conf: float,
+                    settings: ScanSettings | None = None) -> list[Token]:
     """Tesseract words → tokens in points, one size per OCR line (so no word reads as a superscript), with a
-    space token between neighbouring words of a line."""
+    space token between neighbouring words of a line; with ``settings.misread_max_swaps`` above 0, look-alike
+    misreads of clinical abbreviations and units are undone line by line (:mod:`dkg.parsing.scan.readings`)."""
+    swaps = settings.misread_max_swaps if settings is not None else 0
+    terms = load_terms() if swaps > 0 else frozenset()
     lines: dict[tuple[int, int, int], list[tuple[str, int, int, int, int]]] = defaultdict(list)
     for i, text in enumerate(data.get("text", [])):
         word = str(text).strip().strip(EDGE_NOISE)
@@ -63,6 +67,9 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
         first = words[0][0]
         if len(first) > 1 and first[0] in "-\u2014" and not first[1].isalnum():
             words[0] = (first[1:], *words[0][1:])  # a border or connector end read before the line
+        if swaps > 0:
+            texts = corrected_line([w[0] for w in words], terms, swaps)
+            words = [(text, *word[1:]) for text, word in zip(texts, words, strict=True)]
         size = max(h for *_, h in words) / scale
         previous: BBox | None = None
         for word, left, top, width, height in words:
@@ -99,7 +106,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         crop = np.ascontiguousarray(gray[y0:y1, x0:x1])
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
         data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
-        tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf)
+        tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf, settings)
     return tokens
 
 
@@ -129,7 +136,7 @@ def free_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSetting
         x0, y0, x1, y1 = shape.cover
         image[max(0, y0): min(h, y1), max(0, x0): min(w, x1)] = 255
     data = drop_tall_noise(_image_to_data(image, settings.free_psm, settings.ocr_timeout_s), settings)
-    return [t for t in words_to_tokens(data, (0, 0), page.ppt, settings.min_free_conf)
+    return [t for t in words_to_tokens(data, (0, 0), page.ppt, settings.min_free_conf, settings)
             if not t.text.strip() or any(c.isalnum() for c in t.text)]
 
 
