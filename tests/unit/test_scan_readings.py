@@ -30,7 +30,7 @@ def _text(line: str, settings: ScanSettings = DEFAULT_SETTINGS) -> str:
 
 
 @pytest.mark.parametrize(("read", "meant"), [
-    ("Dopamine IV /10 5-20 meg/kg/min", "Dopamine IV /IO 5-20 mcg/kg/min"),
+    ("Dopamine IV/10 5-20 meg/kg/min", "Dopamine IV/IO 5-20 mcg/kg/min"),
     ("Epinephrine IV / 10 2-10 meg/min", "Epinephrine IV / IO 2-10 mcg/min"),
     ("ST Elevation Ml or LBBB", "ST Elevation MI or LBBB"),
     ("If <90%Sp02 give O2", "If <90%SpO2 give O2"),
@@ -57,3 +57,18 @@ def test_words_that_are_no_misread_stay_as_read(line: str) -> None:
 def test_an_ambiguous_look_alike_is_left_alone() -> None:
     terms = frozenset({"IO", "lO"})  # 10 could be either: neither is chosen
     assert corrected_line(["IV", "/", "10"], terms | {"IV"}, 2) == ["IV", "/", "10"]
+
+
+@pytest.mark.parametrize(("read", "meant"), [
+    ("Dopamine IV /10 5-20 meg/kg/min", "Dopamine IV / IO 5-20 mcg/kg/min"),
+    ("Epinephrine 1:10,000 IV/ 10", "Epinephrine 1:10,000 IV / IO"),
+])
+def test_a_slash_spaced_on_one_side_is_spaced_on_both(read: str, meant: str) -> None:
+    assert _text(read) == meant
+    tokens = words_to_tokens(_table(read), (0, 0), 1.0, min_conf=10.0, settings=DEFAULT_SETTINGS)
+    visible = [t for t in tokens if t.text.strip()]
+    assert all(a.bbox.x1 <= b.bbox.x0 for a, b in zip(visible, visible[1:], strict=False))  # in reading order
+
+
+def test_a_slash_glued_on_both_sides_or_spaced_on_both_stays() -> None:
+    assert _text("5-20 mcg/kg/min IV / IO") == "5-20 mcg/kg/min IV / IO"

@@ -70,6 +70,7 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
         if swaps > 0:
             texts = corrected_line([w[0] for w in words], terms, swaps)
             words = [(text, *word[1:]) for text, word in zip(texts, words, strict=True)]
+        words = spaced_slashes(words)
         size = max(h for *_, h in words) / scale
         previous: BBox | None = None
         for word, left, top, width, height in words:
@@ -84,6 +85,26 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
             tokens.append(Token(word, bbox, size))
             previous = bbox
     return tokens
+
+
+def spaced_slashes(words: list[tuple[str, int, int, int, int]]) -> list[tuple[str, int, int, int, int]]:
+    """A line's words with a slash spaced on one side only between two words spaced on both (``IV /IO``,
+    ``IV/ 10`` → ``IV / IO``): a space lost on one side of a slash is a misread, as the writer spaces a slash on
+    both sides or on neither (``mcg/kg/min``). The slash gets the word box's share of its one character."""
+    out: list[tuple[str, int, int, int, int]] = []
+    for k, (word, left, top, width, height) in enumerate(words):
+        cut = len(word)
+        if len(word) > 1 and word.startswith("/") and k > 0 and word[1].isalnum():
+            cut = 1
+        elif len(word) > 1 and word.endswith("/") and k + 1 < len(words) and word[-2].isalnum():
+            cut = len(word) - 1
+        if cut == len(word):
+            out.append((word, left, top, width, height))
+            continue
+        split = left + max(1, round(width * cut / len(word)))
+        out.append((word[:cut], left, top, split - left, height))
+        out.append((word[cut:], split, top, max(1, left + width - split), height))
+    return out
 
 
 def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings) -> list[Token]:
