@@ -198,6 +198,13 @@ def qa_part(out: Path, *, clinician_dev: bool) -> None:
                 figures[f"{name}.qa_{part}_wrong"] = ",".join(r.id for r in rows if not r.correct)
                 print(f"{name} {part}: {sum(r.correct for r in rows)}/{len(rows)}; wrong: "
                       f"{[(r.id, r.answer_boxes, r.verdict) for r in rows if not r.correct]}")
+            steps = questions.with_name(f"{name.replace('-', '_')}_steps_questions.jsonl")
+            if steps.is_file():  # procedure-style development questions, all dev (named step -> what follows)
+                rows = run(service, graph, load_items(steps))
+                figures[f"{name}.qa_steps_dev_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
+                figures[f"{name}.qa_steps_dev_n"] = len(rows)
+                figures[f"{name}.qa_steps_dev_wrong"] = ",".join(r.id for r in rows if not r.correct)
+                print(f"{name} steps dev: {sum(r.correct for r in rows)}/{len(rows)}")
             figures[f"{name}.qa_split"] = "held out = every item whose id number is divisible by 3"
             figures[f"{name}.qa_route"] = "rule layer (TextToCypherService rules_only); model not updated"
         if clinician_dev:

@@ -24,6 +24,7 @@ from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
+from dkg.qa.named_step import answer_named_step, named_step
 from dkg.qa.pathway import missing_facts, walk_query
 from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
@@ -156,6 +157,10 @@ class TextToCypherService:
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
             return self._refuse(question, reason, timings)
+        stepped = self._named_step(question)
+        if stepped is not None:
+            timings["total"] = (time.perf_counter() - start) * 1000
+            return stepped.model_copy(update={"timings_ms": timings})
         t, cpu = time.perf_counter(), time.process_time()
         beams = self.decode(question)
         timings["generate"] = (time.perf_counter() - t) * 1000
@@ -215,6 +220,28 @@ class TextToCypherService:
                 problems.append(f"repair from the question: {exc}")
         timings["total"] = (time.perf_counter() - start) * 1000
         return self._refuse(question, "no decoded query passed validation: " + "; ".join(problems[:3]), timings)
+
+    def _named_step(self, question: str) -> Answer | None:
+        """A question that states no patient facts and asks what follows a step it names ("after
+        decontamination, what next?") is answered by the steps after that step (:mod:`dkg.qa.named_step`)."""
+        found = detect_guidelines(question)
+        step = named_step(question)
+        if len(found) != 1 or step is None:
+            return None
+        # the step's own words may read as facts ('probable ventricular tachycardia'); the rest of the question
+        # must state none: a patient described beside the step is placed by the walk
+        rest = question.replace(step, " ")
+        if implied_facts(extract_facts(rest)) or vocabulary_facts(rest, found):
+            return None
+        try:
+            answer = answer_named_step(self.graph, question, found[0], self.version_of(found[0]))
+        except DKGError:
+            return None
+        if answer is not None:
+            self.stats["answered"] += 1
+            self.stats["named_step"] += 1
+            self.last_path = "named_step"
+        return answer
 
     def _execute(self, sketch: QuerySketch, params: dict[str, Any]) -> tuple[QuerySketch, str, list[dict[str, Any]]]:
         """Run a grounded query; when a patient query finds nothing, retry the lenient variant: the question may

@@ -1,0 +1,70 @@
+"""Questions that name a procedure step and ask what follows it (dkg/qa/named_step.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dkg.qa.named_step import Box, best_boxes, named_step, same_word, steps_text
+
+# a procedure page and a second page that shares a step's words (made-up texts, not from any guideline)
+BOXES = [
+    Box("u1", "Don protective equipment", ("1",), True),
+    Box("u2", "Decontaminate the casualty (remove clothing, wash with soap and water)", ("1",), True),
+    Box("u3", "Isolate and notify the medical officer", ("1",), True),
+    Box("u4", "CPR 2 min", ("2",), True),
+    Box("u5", "CPR 2 min", ("2",), True),
+    Box("u6", "Start CPR, attach monitor / defibrillator", ("2",), True),
+    Box("u7", "Treat reversible causes", ("2",), True),
+    Box("u8", "Consider treatable causes: antidote", ("1",), True),
+]
+
+
+@pytest.mark.parametrize(("question", "step"), [
+    ("After decontamination, what next?", "decontamination"),
+    ("Casualty exposed: once decontamination is complete, what now?", "decontamination"),
+    ("What comes after isolation?", "isolation"),
+    ("What are the steps after the QRS width check?", "the QRS width check"),
+    ("What are the steps of mass casualty triage?", "mass casualty triage"),
+    ("Next step after adenosine in paediatric tachycardia?", "adenosine in paediatric tachycardia"),
+    ("What follows the advanced airway step?", "the advanced airway step"),
+    ("Aspirin given — what comes next?", "Aspirin"),
+    ("Arrest: after starting CPR and attaching the monitor, what next?", "starting CPR and attaching the monitor"),
+])
+def test_the_named_step_is_read_from_the_question(question: str, step: str) -> None:
+    assert named_step(question) == step
+
+
+@pytest.mark.parametrize("question", [
+    "HR 38, hypotensive, altered, strip shows complete heart block — what next?",
+    "Ph-pos ALL in CR, MRD rising on serial PCR. Next step?",
+    "Is reassess marrow and MRD after re-induction appropriate?",
+    "Which patients with bone sarcoma should get wide en bloc excision?",
+])
+def test_a_patient_question_names_no_step(question: str) -> None:
+    assert named_step(question) is None
+
+
+def test_the_box_a_step_names_is_found_by_its_words_despite_other_wordings() -> None:
+    # one stem written two ways ('decontamination' / 'Decontaminate', 'treating' / 'Treat')
+    assert [b.uid for b in best_boxes("decontamination", "after decontamination, what next?", BOXES)] == ["u2"]
+    assert same_word("treating", "treat", 85.0) and same_word("identified", "identify", 85.0)
+    assert not same_word("treatable", "reversible", 85.0) and not same_word("cpr", "cps", 85.0)
+    assert [b.uid for b in best_boxes("treating reversible causes", "", BOXES)] == ["u7"]
+    assert [b.uid for b in best_boxes("starting CPR and attaching the monitor/defibrillator", "", BOXES)] == ["u6"]
+
+
+def test_two_boxes_of_one_text_are_both_named_and_a_vague_step_names_none() -> None:
+    assert [b.uid for b in best_boxes("CPR 2 min", "", BOXES)] == ["u4", "u5"]
+    assert best_boxes("the medical officer's handover", "", BOXES) == []  # too few of its words in any box
+
+
+def test_the_page_the_rest_of_the_question_describes_breaks_a_tie() -> None:
+    boxes = [Box("a", "Reassess", ("1",), True), Box("b", "Reassess", ("2",), True),
+             Box("c", "Decontaminate the casualty", ("1",), False), Box("d", "Pacing", ("2",), False)]
+    assert [b.uid for b in best_boxes("reassess", "casualty: after reassess, what next?", boxes)] == ["a"]
+
+
+def test_the_answer_lists_every_step_of_a_fan_out_with_its_arrow_label() -> None:
+    rows = [{"uid": "x", "content": "Isolate", "label": "", "after": "Decontaminate"},
+            {"uid": "y", "content": "Notify", "label": "YES", "after": "Decontaminate"}]
+    assert steps_text(rows) == 'After "Decontaminate": Isolate; Notify (if YES).'
