@@ -230,6 +230,8 @@ class ClinicalLexiconData(BaseModel):
     concepts: list[ConceptEntry]
     unknown_cues: list[str]
     negation_cues: list[str]
+    pseudo_negation_cues: list[str] = Field(default_factory=list, description="wordings that start like a negation "
+                                            "and negate nothing after them ('no longer - new metastases')")
     position_keys: dict[str, int] = Field(default_factory=dict,
                                           description="facts that place a patient in the pathway → weight")
 
@@ -453,6 +455,7 @@ class ClinicalLexicon:
             terms = termset("en_clinical")
             terms.add_patterns({"preceding_negations": [*self.data.negation_cues,
                                                         *self.data.negation.hypothetical_cues],
+                                "pseudo_negations": list(self.data.pseudo_negation_cues),
                                 "termination": list(self.data.negation.clause_ends)})
             nlp.add_pipe("negex", config={"neg_termset": terms.get_patterns()})
             self._negex_nlp = nlp
@@ -489,7 +492,8 @@ class ClinicalLexicon:
                     patterns.append({"label": f"C{index}", "pattern": [{"LOWER": w} for w in term.lower().split()]})
             ruler.add_patterns(patterns)  # type: ignore[attr-defined]
             terms = termset("en_clinical")
-            terms.add_patterns({"preceding_negations": list(self.data.negation_cues)})
+            terms.add_patterns({"preceding_negations": list(self.data.negation_cues),
+                                "pseudo_negations": list(self.data.pseudo_negation_cues)})
             nlp.add_pipe("negex", config={"neg_termset": terms.get_patterns(),
                                           "ent_types": [f"C{i}" for i in range(len(self.data.concepts))]})
             self._nlp = nlp

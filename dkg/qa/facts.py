@@ -314,7 +314,9 @@ def extract_facts(question: str) -> Facts:
     lexicon ranks first beats the others ('COPD ..., so substantial comorbidities'), and facts about the course
     before a relapse are history (:func:`current_mentions`)."""
     facts: Facts = {}
-    for match in current_mentions(question, find_facts(question)):
+    others = other_patient_spans(question)
+    matches = [m for m in find_facts(question) if not any(a <= m.start < b for a, b in others)]
+    for match in current_mentions(question, matches):
         current = facts.get(match.key)
         if current == "any":
             facts[match.key] = match.value
@@ -324,6 +326,35 @@ def extract_facts(question: str) -> Facts:
             facts[match.key] = match.value
         facts.setdefault(match.key, match.value)
     return facts
+
+
+# a patient named by a label where a question compares two: 'Pt A ... Pt B', 'Mr A ... Mr B', 'patient 1 ... 2'
+_PATIENT_LABEL = re.compile(r"\b(?i:pt|patient|case|mr|mrs|ms|miss)\.? ?(?P<label>[A-D]|[1-4])\b")
+_SENTENCE_END = re.compile(r"[.?!\n]+(?:\s|$)")
+
+
+def other_patient_spans(question: str) -> list[tuple[int, int]]:
+    """Where a question describes two or more labelled patients ('Pt A is 45 and well. Pt B is 86 ... What for
+    Pt B?'), the character spans about the patients it does not ask about: from each mention of another label to
+    the next mention or the end of its sentence. The patient asked about is the one named in the last sentence
+    that asks (ends with '?'), else the last one named. Text before the first label of a sentence is shared."""
+    mentions = [(m.start(), m.group("label")) for m in _PATIENT_LABEL.finditer(question)]
+    if len({label for _, label in mentions}) < 2:
+        return []
+    ends = [m.end() for m in _SENTENCE_END.finditer(question)] + [len(question)]
+    asked = mentions[-1][1]
+    for start, end in zip([0, *ends], ends, strict=False):
+        named = [label for at, label in mentions if start <= at < end]
+        if named and question[start:end].rstrip().endswith("?"):
+            asked = named[-1]
+    spans = []
+    for index, (at, label) in enumerate(mentions):
+        if label == asked:
+            continue
+        sentence_end = next(e for e in ends if e > at)
+        following = mentions[index + 1][0] if index + 1 < len(mentions) else len(question)
+        spans.append((at, min(sentence_end, following)))
+    return spans
 
 
 def current_mentions(question: str, matches: list[FactMatch]) -> list[FactMatch]:

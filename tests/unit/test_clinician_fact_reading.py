@@ -218,3 +218,91 @@ def test_no_remission_that_defines_refractory_disease_is_no_later_response() -> 
     # a response to the next line, in a sentence of its own, is still read
     later = facts("Refractory Ph-neg B-ALL. After blinatumomab there is no remission. Next?")
     assert later["response"] == "less_than_cr"
+
+
+# fourth wordings set (datasets/qa/clinician_wordings_4.jsonl): one test per failure class, other wordings
+
+@pytest.mark.parametrize(("question", "age"), [
+    ("He is 61, relapsed Ph+ B-ALL after imatinib. Options?", 61.0),
+    ("Ph-pos B-ALL, 38, no medical problems. Induction?", 38.0),
+    ("Dedifferentiated chondrosarcoma, 70, localised; ECOG 2", 70.0),
+])
+def test_an_age_after_he_or_she_is_or_bare_between_commas(question: str, age: float) -> None:
+    assert facts(question)["age"] == age
+
+
+@pytest.mark.parametrize("question", [
+    "grade 2 chondrosarcoma, stage 2, 45 mm",  # a stage, not an age
+    "Ewing sarcoma after cycles 4, 5, 6 of VDC/IE",
+])
+def test_a_number_between_commas_after_a_scale_word_is_no_age(question: str) -> None:
+    assert "age" not in facts(question)
+
+
+@pytest.mark.parametrize("question", [
+    "2 cm renal mass, stage I, severe COPD on home O2",
+    "Ph+ ALL, 58M, COPD GOLD 4 on LTOT",
+    "osteosarcoma in a man with CKD stage 5 and long-term oxygen",
+])
+def test_severe_organ_disease_in_shorthand_is_substantial(question: str) -> None:
+    assert facts(question)["comorbidity"] == "substantial"
+
+
+@pytest.mark.parametrize(("question", "margin"), [
+    ("Ewing resection: tumour 0.8 mm from the deep margin", "close"),
+    ("chondrosarcoma excised, tumour within 1 mm of the margin", "close"),
+    ("osteosarcoma resected, 15 mm clear of the nearest margin, 95% necrosis", "negative"),
+])
+def test_a_distance_from_the_margin_is_a_margin_status_not_a_tumour_size(question: str, margin: str) -> None:
+    found = facts(question)
+    assert found["margin"] == margin and "tumor_size" not in found
+
+
+@pytest.mark.parametrize("question", [
+    "localised Ewing of the femur: primary larger on the restaging MRI",
+    "chondrosarcoma lung nodules bigger at the 3-month CT",
+    "the pelvic mass has grown despite chemotherapy",
+    "ccRCC on cabozantinib: new bone lesions on the 12-week CT",
+    "clear cell RCC on sunitinib, responded at first but no longer",
+])
+def test_growth_new_lesions_on_restaging_and_a_lost_response_are_progression(question: str) -> None:
+    assert facts(question)["response"] == "progression"
+
+
+def test_no_longer_negates_nothing_after_it() -> None:
+    found = facts("Metastatic ccRCC, responding to nivolumab no longer - new liver metastases on restaging CT")
+    assert found.get("metastasis") != "none"
+
+
+def test_lesions_gone_completely_in_lay_words_are_a_complete_response() -> None:
+    assert facts("Ewing sarcoma with lung mets: after VDC/IE the lung spots are gone completely")["response"] == "cr"
+
+
+@pytest.mark.parametrize(("question", "site"), [
+    ("papillary RCC, now a solitary 1.5 cm brain metastasis", "brain"),
+    ("osteosarcoma: a single 9 mm lung nodule at restaging", "lung"),
+])
+def test_one_metastasis_with_its_size_names_the_site_not_the_tumour_size(question: str, site: str) -> None:
+    found = facts(question)
+    assert found["metastasis"] == site and "tumor_size" not in found
+
+
+def test_an_organ_taken_out_in_a_patients_words_is_surgery() -> None:
+    assert facts("'they took out my whole kidney last month, report says clear cell'")["prior_therapy"] == "surgery"
+
+
+@pytest.mark.parametrize(("question", "key", "value"), [
+    ("Pt A: 30M, fit. Pt B: 79M, Ph+ B-ALL, frail. Induction for Pt B?", "age", 79.0),
+    ("Pt 1 has grade 1 chondrosarcoma; pt 2 has grade 3 chondrosarcoma, resectable. What for pt 2?", "grade", "high"),
+    ("Mrs A is stage I; Mrs B is stage III, ECOG 1. What about Mrs A?", "stage", "I"),
+])
+def test_two_patients_compared_the_facts_are_the_asked_ones(question: str, key: str, value: float | str) -> None:
+    assert facts(question)[key] == value
+
+
+def test_one_labelled_patient_keeps_every_fact() -> None:
+    assert facts("Pt A is 45 with a 3 cm grade 1 chondrosarcoma. Plan?")["age"] == 45.0
+
+
+def test_residual_disease_after_induction_is_less_than_a_complete_response() -> None:
+    assert facts("Ewing sarcoma, lung mets at dx; after VDC/IE residual nodules on CT")["response"] == "less_than_cr"
