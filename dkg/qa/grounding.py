@@ -61,13 +61,18 @@ def is_known_treatment(phrase: str, known: list[str] | None) -> bool:
 
 def _option_words(options: list[str]) -> set[str]:
     words = {w for o in options for w in re.findall(r"[a-z][a-z0-9\-]{5,}", o)}
+    # the drug of a hyphenated option ('nelarabine-containing consolidation' names nelarabine), never the drug an
+    # option leaves out ('methotrexate-free')
+    words |= {m.group(1) for o in options
+              for m in re.finditer(r"(?<![a-z0-9-])([a-z][a-z0-9]{5,})-(?!free|sparing|naive)[a-z]+", o)}
     return {w for w in words if w not in _STOP and not not_a_treatment(w)}
 
 
 _STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", "patients", "patient", "disease",
                    "followed", "without", "with", "then", "after", "before", "surgery", "review", "imaging",
                    "induction", "consolidation", "maintenance", "assessment", "staging", "workup", "recommended",
-                   "options", "response", "standard", "therapies", "treatments"})
+                   "options", "response", "standard", "therapies", "treatments", "pediatric", "reduced",
+                   "interval", "modified", "multiagent", "intensified"})
 
 
 def treatment_in_question(question: str, known: list[str]) -> str | None:
@@ -108,7 +113,14 @@ def _masked_facts(question: str, known: list[str] | None = None) -> str:
             for m in re.finditer(re.escape(k.lower()), lowered)]
     masked = list(question)
     for match in find_facts(question):
-        if not any(a <= match.start and match.end <= b and b - a > match.end - match.start for a, b in kept):
+        around = [(a, b) for a, b in kept if a <= match.start and match.end <= b and b - a > match.end - match.start]
+        if match.key == "prior_therapy":
+            # a therapy already given is history, not the treatment asked about: its whole regimen is blanked
+            # ('progressed on pembrolizumab + axitinib. Is belzutifan an option?')
+            for a, b in around:
+                masked[a:b] = " " * (b - a)
+            around = []
+        if not around:
             masked[match.start:match.end] = " " * (match.end - match.start)
     for fact in find_vocabulary_facts(question, detect_guidelines(question)):  # an onboarded guideline's facts
         masked[fact.start:fact.end] = " " * (fact.end - fact.start)
@@ -152,6 +164,12 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
         else:
             raise GroundingError(f"guideline {guideline!r} is not named or implied by the question")
     treatment = sketch.treatment
+    if sketch.qtype is QuestionType.CONDITIONS and facts and not asks(question, "conditions"):
+        # a "for whom" query needs a question asking for whom; a question stating a patient's facts without that
+        # form asks for the patient's next step ('... resected, necrosis 60%, what now')
+        repairs.append(f"the question does not ask for whom {treatment!r} is recommended; answered as next step")
+        sketch = QuerySketch(QuestionType.NEXT_STEP, sketch.guideline, tuple(sorted(facts)))
+        treatment = None
     if sketch.qtype is QuestionType.ADVISE and not asks(question, "advise"):
         # an advise query needs a question about a treatment ("is X appropriate?"); otherwise the patient's
         # facts ask for the next step
@@ -165,6 +183,13 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
         if named:
             repairs.append(f"the question asks whether {named!r} is advisable; answered as advise")
             sketch = QuerySketch(QuestionType.ADVISE, sketch.guideline, sketch.keys, named)
+            treatment = named
+    if sketch.qtype is QuestionType.ADVISE and treatment and known_treatments and \
+            _norm(treatment) not in _norm(_masked_facts(question, known_treatments)):
+        # the decoded treatment is named only as therapy already given ('progressed on X. Is Y an option?')
+        named = asked_treatment(question, known_treatments)
+        if named and _norm(named) != _norm(treatment):
+            repairs.append(f"{treatment!r} is therapy already given; the question asks about {named!r}")
             treatment = named
     if treatment is not None:
         treatment, note = ground_treatment(treatment, question, known_treatments)

@@ -3,7 +3,14 @@
 
 import pytest
 
-from dkg.qa.grounding import GroundingError, fallback_sketch, ground_sketch, ground_treatment, treatment_in_question
+from dkg.qa.grounding import (
+    GroundingError,
+    asked_treatment,
+    fallback_sketch,
+    ground_sketch,
+    ground_treatment,
+    treatment_in_question,
+)
 from dkg.qa.pathway import PositionTests, cypher_from_starts
 from dkg.qa.queries import QuerySketch, QuestionType
 
@@ -70,3 +77,35 @@ def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
 def test_conditions_query_has_no_walk() -> None:
     with pytest.raises(ValueError):
         cypher_from_starts(QuerySketch(QuestionType.CONDITIONS, "ALL", (), "blinatumomab"))
+
+
+# fourth wordings set (datasets/qa/clinician_wordings_4.jsonl)
+
+def test_a_conditions_query_for_a_patient_question_without_for_whom_is_a_next_step() -> None:
+    question = "osteosarcoma tibia resected after neoadjuvant MAP necrosis 60% margins clear what now"
+    sketch = QuerySketch(QuestionType.CONDITIONS, "bone", (), "map")
+    grounded = ground_sketch(sketch, question, ["neoadjuvant map for 10 weeks", "map"])
+    assert grounded.sketch.qtype is QuestionType.NEXT_STEP and grounded.sketch.treatment is None
+    # a for-whom question stays a conditions query
+    asked = ground_sketch(sketch, "For which osteosarcoma patients is MAP recommended?", ["map"])
+    assert asked.sketch.qtype is QuestionType.CONDITIONS
+
+
+def test_the_drug_of_a_hyphenated_option_is_a_treatment_word() -> None:
+    known = ["nelarabine-containing consolidation", "methotrexate-free doxorubicin with cisplatin"]
+    assert treatment_in_question("Would nelarabine be appropriate for relapsed B-ALL?", known) == "nelarabine"
+    # the drug an option leaves out is not that option's word
+    assert treatment_in_question("Is methotrexate right for a 70 year old?", known) is None
+
+
+def test_a_regimen_given_before_is_not_the_treatment_asked_about() -> None:
+    known = ["pembrolizumab + axitinib", "belzutifan", "cabozantinib"]
+    question = "Is belzutifan an option for metastatic ccRCC that progressed on first-line pembrolizumab + axitinib?"
+    assert asked_treatment(question, known) == "belzutifan"
+
+
+def test_an_advise_query_about_the_regimen_given_before_asks_about_the_other_drug() -> None:
+    known = ["pembrolizumab + axitinib", "belzutifan", "cabozantinib"]
+    question = "Is belzutifan an option for metastatic ccRCC that progressed on first-line pembrolizumab + axitinib?"
+    sketch = QuerySketch(QuestionType.ADVISE, "kidney", ("histology", "metastasis"), "pembrolizumab + axitinib")
+    assert ground_sketch(sketch, question, known).sketch.treatment == "belzutifan"
