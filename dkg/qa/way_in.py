@@ -214,7 +214,8 @@ class WayIn:
 
     def done_steps(self, question: str) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
-        done') shares at least two distinctive words with the action's own text (footnotes left out)."""
+        done') shares at least two distinctive words with the action's own text (footnotes left out), or one
+        word of six letters or more that no other action's text has ('curettage with phenol, finished')."""
         data = clinical_lexicon().data
         cues = {c.lower() for c in data.done_cues}
         stop = {w.lower() for w in data.done_stop_words}
@@ -222,13 +223,15 @@ class WayIn:
         done_words = set().union(*(c for c in clauses if c & cues)) - cues - stop if clauses else set()
         if not done_words:
             return set()
-        out = set()
-        for edges in self.edges.values():
-            for e in edges:
-                own = set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", e.content.lower()))) - stop
-                if e.action and len(own & done_words) >= 2:
-                    out.add(e.target)
-        return out
+        words_of = {e.target: set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", e.content.lower()))) - stop
+                    for edges in self.edges.values() for e in edges if e.action}
+        # a long word of one action only names that action on its own ('curettage with phenol, finished')
+        actions_with: dict[str, int] = defaultdict(int)
+        for own in words_of.values():
+            for word in own:
+                actions_with[word] += 1
+        return {target for target, own in words_of.items() if len(own & done_words) >= 2 or any(
+            len(w) >= 6 and actions_with[w] == 1 for w in own & done_words)}
 
     def _topological(self) -> list[str]:
         indegree: dict[str, int] = defaultdict(int)

@@ -59,6 +59,22 @@ def test_steps_the_question_says_were_done() -> None:
     assert way_in.done_steps("Baseline chest CT and MRI of the primary: when?") == set()
 
 
+def test_a_done_step_named_by_one_word_no_other_step_has() -> None:
+    rows = [
+        {"a": "entry", "b": "curettage", "arrow": [], "box": ["site=extremity"], "action": True,
+         "content": "Intralesional curettage with a local adjuvant or wide excision"},
+        {"a": "entry", "b": "wide", "arrow": [], "box": ["site=pelvis"], "action": True,
+         "content": "Wide en bloc excision"},
+        {"a": "curettage", "b": "schedule", "arrow": [], "box": [], "action": True,
+         "content": "Exam and imaging every 6-12 months"},
+    ]
+    way_in = WayIn(rows)
+    assert way_in.done_steps("Grade 1 chondrosarcoma curettage with phenol finished in 2025. Follow-up?") == {
+        "curettage"}
+    # a word two steps share names neither
+    assert way_in.done_steps("excision done last year") == set()
+
+
 # a decision -> a question box that asks about one site only; its arrows test resectability, not the site
 SITE_ROWS = [
     {"a": "entry", "b": "q_ext", "arrow": [], "box": ["site=extremity"], "action": False,
