@@ -34,6 +34,9 @@ class GateSettings:
     old_dev_sample: int = 300      # CPG-QA dev questions scored (seeded sample; 0 = all 1,658)
     old_dev_skip: int = 300        # the first dev questions are the update's early-stopping set: not gated on
     max_old_drop: float = 0.0      # CPG-QA dev answered accuracy may not drop more than this
+    # False: a curator who serves a candidate that only keeps the new guidelines' figures (a model trained
+    # elsewhere, or a test's tiny one); the old guidelines' check still applies
+    require_new_gain: bool = True
     seed: int = 29
 
     def __post_init__(self) -> None:
@@ -91,12 +94,13 @@ def decide(served: GateScores, candidate: GateScores, config: GateSettings | Non
                             reason=f"kept the served model: the candidate drops the old guidelines ({figures})")
     improves = new_c.accuracy > new_s.accuracy + 1e-9 or (
         abs(new_c.accuracy - new_s.accuracy) <= 1e-9 and new_c.beams > new_s.beams + 1e-9)
-    if not improves:
+    if not improves and config.require_new_gain:
         return GateDecision(install=False, served=served, candidate=candidate,
                             reason=f"kept the served model: the candidate does not improve the new guidelines "
                                    f"({figures})")
+    gain = "the new ones improve" if improves else "the new ones are not required to improve"
     return GateDecision(install=True, served=served, candidate=candidate,
-                        reason=f"installed: the old guidelines hold and the new ones improve ({figures})")
+                        reason=f"installed: the old guidelines hold and {gain} ({figures})")
 
 
 def gate_sets(old: Sequence[QAItem], new: Sequence[QAItem], config: GateSettings | None = None

@@ -40,6 +40,14 @@ def test_no_gain_on_the_new_guideline_keeps_the_served_model() -> None:
     assert not decide(scores(0.98, 0.95), scores(0.98, 0.94, new_beams=0.99)).install
 
 
+def test_a_curator_may_waive_the_gain_on_the_new_guideline_but_not_the_old_guidelines_check() -> None:
+    waived = GateSettings(require_new_gain=False)
+    decision = decide(scores(0.98, 0.95, new_beams=0.80), scores(0.98, 0.95, new_beams=0.80), waived)
+    assert decision.install and "not required to improve" in decision.reason
+    assert not decide(scores(0.984, 0.95), scores(0.978, 0.95), waived).install
+    assert not decide(scores(0.98, 0.0, n=0), scores(0.98, 0.0, n=0), waived).install
+
+
 def test_a_tie_in_answers_is_broken_by_the_models_own_beams() -> None:
     assert decide(scores(0.98, 0.99, new_beams=0.69), scores(0.98, 0.99, new_beams=0.86)).install
 
