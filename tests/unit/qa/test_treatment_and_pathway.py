@@ -109,3 +109,10 @@ def test_an_advise_query_about_the_regimen_given_before_asks_about_the_other_dru
     question = "Is belzutifan an option for metastatic ccRCC that progressed on first-line pembrolizumab + axitinib?"
     sketch = QuerySketch(QuestionType.ADVISE, "kidney", ("histology", "metastasis"), "pembrolizumab + axitinib")
     assert ground_sketch(sketch, question, known).sketch.treatment == "belzutifan"
+
+
+def test_under_which_circumstances_is_a_for_whom_question() -> None:
+    # w3-bone-28: a conditions query naming the disease stays one ('chondrosarcoma' is a fact word)
+    question = "Under which circumstances does the pathway recommend metastasectomy or SBRT for chondrosarcoma?"
+    sketch = QuerySketch(QuestionType.CONDITIONS, "bone", (), "metastasectomy")
+    assert ground_sketch(sketch, question, ["metastasectomy or sbrt"]).sketch.qtype is QuestionType.CONDITIONS
