@@ -3,19 +3,26 @@
 // followed by one of these bodies; facts are parameters filled from the question, $version is set by the
 // service. A path may pass a condition only when the question states every key of it and the value satisfies it
 // (this also keeps the path search small). A question box (text ending in '?') states the condition of its YES
-// arrow, and its arrows carry the branch conditions, so its own constraints are not checked on a path.
+// arrow, and its arrows carry the branch conditions, so its own constraints are not checked on a path, except
+// on the keys in its contrast_keys (set by the builder, dkg/graph/build_input.py): question boxes side by side
+// that differ on a key their arrows do not branch on ("History of Ewing sarcoma: recurrence confirmed?" beside
+// "History of chondrosarcoma: …"); a stated value the box contradicts keeps the path out (an unstated one does
+// not). A single box's own condition only restates who reaches it (the osteosarcoma restaging box also takes
+// high-grade UPS). No subquery here: one would stop Neo4j from pruning the path search as it expands. Arrows that close a loop (closes_loop, dkg/graph/loops.py) are not walked:
+// the steps they lead back to are on the way already, and trails round loops grow combinatorially.
 
 // name: next_step
 MATCH (root:Node {guideline: guideline, version: $version})
-WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
-MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)
-  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE all(k IN keys(facts) WHERE
+WHERE NOT EXISTS { (:Node)-[l:NEXT_STEP WHERE l.closes_loop IS NULL]->(root) }
+MATCH p = (root) ((a:Node)-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)
+  WHERE all(x IN [r, b] WHERE all(k IN [k IN keys(facts) WHERE NOT coalesce(x.content, '') ENDS WITH '?'
+    OR k IN coalesce(x.contrast_keys, [])] WHERE
     (x[k] IS NULL OR facts[k] IN x[k] OR ('any' IN x[k] AND facts[k] <> 'none'))
     AND NOT facts[k] IN coalesce(x[k + '_not'], [])
     AND (x[k + '_min'] IS NULL OR facts[k] > x[k + '_min'] OR (facts[k] = x[k + '_min'] AND NOT x[k + '_min_strict']))
     AND (x[k + '_max'] IS NULL OR facts[k] < x[k + '_max'] OR (facts[k] = x[k + '_max'] AND NOT x[k + '_max_strict']))
     AND NOT facts[k] IN coalesce(x[k + '_ne'], []))
-    AND all(c IN coalesce(x.constraints, []) WHERE head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '=')) IN keys(facts))))+ (t:Action)
+    AND all(c IN CASE WHEN coalesce(x.content, '') ENDS WITH '?' THEN [] ELSE coalesce(x.constraints, []) END WHERE head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '=')) IN keys(facts))))+ (t:Action)
 WITH t, facts, nodes(p) AS ns, relationships(p) AS rs
 WITH t, facts, ns, rs,
      CASE WHEN size(rs[-1].constraints) > 0 THEN rs[-1].constraints
@@ -34,15 +41,16 @@ RETURN t.uid AS uid, t.content AS content, t.options AS options, known, unknown;
 
 // name: advise
 MATCH (root:Node {guideline: guideline, version: $version})
-WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
-MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)
-  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE all(k IN keys(facts) WHERE
+WHERE NOT EXISTS { (:Node)-[l:NEXT_STEP WHERE l.closes_loop IS NULL]->(root) }
+MATCH p = (root) ((a:Node)-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)
+  WHERE all(x IN [r, b] WHERE all(k IN [k IN keys(facts) WHERE NOT coalesce(x.content, '') ENDS WITH '?'
+    OR k IN coalesce(x.contrast_keys, [])] WHERE
     (x[k] IS NULL OR facts[k] IN x[k] OR ('any' IN x[k] AND facts[k] <> 'none'))
     AND NOT facts[k] IN coalesce(x[k + '_not'], [])
     AND (x[k + '_min'] IS NULL OR facts[k] > x[k + '_min'] OR (facts[k] = x[k + '_min'] AND NOT x[k + '_min_strict']))
     AND (x[k + '_max'] IS NULL OR facts[k] < x[k + '_max'] OR (facts[k] = x[k + '_max'] AND NOT x[k + '_max_strict']))
     AND NOT facts[k] IN coalesce(x[k + '_ne'], []))
-    AND all(c IN coalesce(x.constraints, []) WHERE head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '=')) IN keys(facts))))+ (t:Action)
+    AND all(c IN CASE WHEN coalesce(x.content, '') ENDS WITH '?' THEN [] ELSE coalesce(x.constraints, []) END WHERE head(split(replace(replace(replace(replace(c, '!=', '='), '<', '='), '>', '='), ' in ', '='), '=')) IN keys(facts))))+ (t:Action)
 WITH t, facts, treatment, nodes(p) AS ns, relationships(p) AS rs
 WITH t, facts, treatment, ns, rs,
      CASE WHEN size(rs[-1].constraints) > 0 THEN rs[-1].constraints
@@ -74,9 +82,10 @@ RETURN DISTINCT d.uid AS uid, d.content AS content,
 
 // name: next_step_lenient
 MATCH (root:Node {guideline: guideline, version: $version})
-WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
-MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)
-  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE all(k IN keys(facts) WHERE
+WHERE NOT EXISTS { (:Node)-[l:NEXT_STEP WHERE l.closes_loop IS NULL]->(root) }
+MATCH p = (root) ((a:Node)-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)
+  WHERE all(x IN [r, b] WHERE all(k IN [k IN keys(facts) WHERE NOT coalesce(x.content, '') ENDS WITH '?'
+    OR k IN coalesce(x.contrast_keys, [])] WHERE
     (x[k] IS NULL OR facts[k] IN x[k] OR ('any' IN x[k] AND facts[k] <> 'none'))
     AND NOT facts[k] IN coalesce(x[k + '_not'], [])
     AND (x[k + '_min'] IS NULL OR facts[k] > x[k + '_min'] OR (facts[k] = x[k + '_min'] AND NOT x[k + '_min_strict']))
@@ -100,9 +109,10 @@ RETURN t.uid AS uid, t.content AS content, t.options AS options, known, assumed[
 
 // name: advise_lenient
 MATCH (root:Node {guideline: guideline, version: $version})
-WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
-MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)
-  WHERE all(x IN CASE WHEN b.content ENDS WITH '?' THEN [r] ELSE [r, b] END WHERE all(k IN keys(facts) WHERE
+WHERE NOT EXISTS { (:Node)-[l:NEXT_STEP WHERE l.closes_loop IS NULL]->(root) }
+MATCH p = (root) ((a:Node)-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)
+  WHERE all(x IN [r, b] WHERE all(k IN [k IN keys(facts) WHERE NOT coalesce(x.content, '') ENDS WITH '?'
+    OR k IN coalesce(x.contrast_keys, [])] WHERE
     (x[k] IS NULL OR facts[k] IN x[k] OR ('any' IN x[k] AND facts[k] <> 'none'))
     AND NOT facts[k] IN coalesce(x[k + '_not'], [])
     AND (x[k + '_min'] IS NULL OR facts[k] > x[k + '_min'] OR (facts[k] = x[k + '_min'] AND NOT x[k + '_min_strict']))

@@ -4,7 +4,7 @@
 
 // name: roots
 MATCH (root:Node {guideline: $guideline, version: $version})
-WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }
+WHERE NOT EXISTS { (:Node)-[l:NEXT_STEP WHERE l.closes_loop IS NULL]->(root) }
 RETURN root.uid AS uid;
 
 // name: position_starts
@@ -24,8 +24,8 @@ RETURN DISTINCT coalesce(p.uid, a.uid) AS uid;
 // name: walk_edges
 // Every arrow of one guideline version with the conditions crossing it checks on the way into the pathway
 // (dkg/qa/way_in.py): the arrow's own, and the entered box's when it is a decision; a question box's own
-// condition counts unless its arrows branch on that key (as in the walk).
-MATCH (a:Node {guideline: $guideline, version: $version})-[r:NEXT_STEP]->(b:Node)
+// condition counts unless its arrows branch on that key (as in the walk). Arrows closing a loop are left out.
+MATCH (a:Node {guideline: $guideline, version: $version})-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)
 OPTIONAL MATCH (b)-[o:NEXT_STEP]->(:Node)
 WITH a, r, b, reduce(ks = [], c IN collect(o.constraints) | ks + c) AS branching
 RETURN a.uid AS a, b.uid AS b, r.constraints AS arrow, b:Action AS action, b.content AS content,

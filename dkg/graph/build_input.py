@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dkg.errors import BuildError, ConstraintError
+from dkg.graph.loops import loop_arrows
 from dkg.graph.model import (
     canonical_constraints,
     constraints_to_properties,
@@ -124,17 +125,51 @@ class BuildInput:
         }
         if self.effective is not None:  # absent from the payload when unset: older hashes stay valid
             content["effective"] = self.effective.model_dump(mode="json")
+        loops = self.loop_arrows()
+        if loops:  # likewise absent for an acyclic flowchart
+            content["loops"] = sorted(loops)
+        contrast = self.contrast_keys()
+        if contrast:  # and for a flowchart without question boxes side by side
+            content["contrast_keys"] = contrast
         payload = json.dumps(content, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
 
     # ---- rows for the Cypher templates -------------------------------------------------------------
+    def contrast_keys(self) -> dict[str, list[str]]:
+        """Question box key → the keys of its own condition that a question box beside it (same box before)
+        also tests and its own arrows do not branch on ("History of Ewing sarcoma: recurrence confirmed?" beside
+        "History of chondrosarcoma: …" → histology). The QA walks check a stated fact against these only: a
+        single question box's own condition restates who reaches it."""
+        branched: dict[str, set[str]] = {}
+        children: dict[str, list[str]] = {}
+        for e in self.edges.values():
+            branched.setdefault(e.head, set()).update(c.key for c in e.constraints)
+            children.setdefault(e.head, []).append(e.tail)
+
+        def own(key: str) -> set[str]:
+            node = self.nodes[key]
+            if not node.content.rstrip().endswith("?"):
+                return set()
+            return {c.key for c in node.constraints} - branched.get(key, set())
+
+        out: dict[str, set[str]] = {}
+        for kids in children.values():
+            boxes = sorted({k for k in kids if own(k)})
+            for box in boxes:
+                shared = own(box) & set().union(*(own(other) for other in boxes if other != box))
+                if shared:
+                    out.setdefault(box, set()).update(shared)
+        return {k: sorted(v) for k, v in out.items()}
+
     def node_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, Any]]:
         rows = []
+        contrast = self.contrast_keys()
         for node in self.nodes.values():
             typed = constraints_to_properties(node.constraints)
             props: dict[str, object] = {
                 **clear_properties,
                 **typed,
+                "contrast_keys": contrast.get(node.key),  # unset on a box without such keys
                 "guideline": self.guideline,
                 "version": self.version,
                 "key": node.key,
@@ -157,12 +192,18 @@ class BuildInput:
                 "source_sha": source_sha, "node_count": counts["nodes"], "relation_count": counts["relations"],
                 "decision_count": counts["decision"]}
 
+    def loop_arrows(self) -> frozenset[tuple[str, str]]:
+        """The (head, tail) node keys of the arrows closing a loop (:func:`dkg.graph.loops.loop_arrows`)."""
+        return loop_arrows(list(self.nodes), [(e.head, e.tail) for e in self.edges.values()])
+
     def relation_rows(self, clear_properties: Mapping[str, None]) -> list[dict[str, Any]]:
         rows = []
+        loops = self.loop_arrows()
         for edge in self.edges.values():
             props = {
                 **clear_properties,
                 **constraints_to_properties(edge.constraints),
+                "closes_loop": True if (edge.head, edge.tail) in loops else None,  # unset on other arrows
                 "label": edge.label,
                 "constraints": canonical_constraints(edge.constraints),
                 "guideline": self.guideline,

@@ -17,7 +17,7 @@ from dkg.qa.way_in import Way, WayIn, way_in_facts
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 _ROOT_CLAUSE = ("MATCH (root:Node {guideline: guideline, version: $version})\n"
-                "WHERE NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }")
+                "WHERE NOT EXISTS { (:Node)-[l:NEXT_STEP WHERE l.closes_loop IS NULL]->(root) }")
 _FROM_STARTS = "MATCH (root:Node {guideline: guideline, version: $version})\nWHERE root.uid IN $starts"
 
 
@@ -153,13 +153,14 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
     # that key is not counted as unknown (dkg.qa.way_in.WayIn.indifferent)
     ("' in ', '='), '=')) IN keys(facts))))+ (t:Action)",
      "' in ', '='), '=')) IN keys(facts)) OR a.uid + '>' + b.uid IN $indifferent)))+ (t:Action)"),
-    ("    AND all(c IN coalesce(x.constraints, []) WHERE head(split(",
-     "    AND (all(c IN coalesce(x.constraints, []) WHERE head(split("),
+    ("    AND all(c IN CASE WHEN coalesce(x.content, '') ENDS WITH '?' THEN [] ELSE coalesce(x.constraints, []) END",
+     "    AND (all(c IN CASE WHEN coalesce(x.content, '') ENDS WITH '?' THEN [] ELSE coalesce(x.constraints, []) END"),
     ("CASE WHEN k IN keys(facts) OR k IN u THEN u ELSE u + k END)) AS unknown",
      "CASE WHEN k IN keys(facts) OR k IN $indifferent_keys OR k IN u THEN u ELSE u + k END)) AS unknown"),
     # a question box whose own (unbranched) condition contradicts a stated fact is not entered (dkg.qa.way_in)
-    ("MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)\n  WHERE all(x IN",
-     "MATCH p = (root) ((a:Node)-[r:NEXT_STEP]->(b:Node)\n  WHERE NOT b.uid IN $blocked_boxes AND all(x IN"),
+    ("MATCH p = (root) ((a:Node)-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)\n  WHERE all(x IN",
+     "MATCH p = (root) ((a:Node)-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)\n"
+     "  WHERE NOT b.uid IN $blocked_boxes AND all(x IN"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
      "events, size([k IN keys(facts) WHERE k IN ks]) AS known, size([k IN ks WHERE k IN keys(facts)]) AS tested, "
      "CASE WHEN t.uid IN $done THEN 1 ELSE 0 END AS done, CASE WHEN t.uid IN $dead_ends THEN 1 ELSE 0 END AS dead, "

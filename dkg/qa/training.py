@@ -26,6 +26,7 @@ from dkg.qa.dataset import (
     load_dataset,
     save_dataset,
 )
+from dkg.qa.queries import bodies
 from dkg.qa.seq2seq import SCRATCH, WARMSTART, ModelSize, Seq2Seq, record_int8_agreement, train
 from dkg.qa.warmstart import WarmStartSettings, train_warmstart  # also registers the warm-start loader
 
@@ -56,10 +57,12 @@ def guideline_corpus(versions: tuple[tuple[str, str], ...]) -> list[str]:
 
 
 def input_hash(config: GenConfig) -> str:
-    """Hash of everything the dataset is generated from: guideline sources, generator version and config."""
+    """Hash of everything the dataset is generated from: guideline sources, generator version, config and the
+    query bodies whose answers are the gold."""
     payload = {
         "generator": GENERATOR_VERSION,
         "config": config.hashed(),
+        "queries": hashlib.sha256(json.dumps(bodies(), sort_keys=True).encode()).hexdigest(),
         "sources": {f"{g}|{v}": input_from_source(g, v).source_sha() for g, v in config.versions},
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
