@@ -76,11 +76,9 @@ class AssemblySettings:
     junction_gap: float = 8.0
 
     # arrows onto a loop line (smog-48): a small filled rectangle holding text is a label's background, not an
-    # arrowhead, and an arrowhead pointing onto a line carries flow into it. Off by default for now: with them
-    # the cardiac-smog graph gains two edges of smog-48's loop (in the PDF and the gold), and the QA walk of
-    # cypher/qa.cypher (every trail from every root, no bound) then times out on a question about another page
-    # (tests/e2e/test_onboard_cardiac.py, cardiac-05). Switch on once that walk is bounded.
-    loop_arrows: bool = False
+    # arrowhead, and an arrowhead pointing onto a line carries flow into it. The loops they read are safe for QA:
+    # the builder marks the arrow closing a loop (dkg/graph/loops.py) and the walks do not go round it.
+    loop_arrows: bool = True
 
     # a list under a box: at least ``list_min_items`` boxes of one width (edges within ``list_align_tol``)
     # stacked in a column with visible gaps (``list_gap_min``–``list_gap_max``; boxes touching edge to edge are

@@ -310,7 +310,7 @@ def test_text_hidden_between_two_stacked_boxes_belongs_to_neither() -> None:
     assert any(block.lines[0].plain == "HID" for block in layout.other)
 
 
-LOOP_ARROWS = AssemblySettings(loop_arrows=True)  # off by default until the QA walk is bounded (settings.py)
+LOOP_ARROWS = AssemblySettings(loop_arrows=True)  # the rules under test, whatever the default
 
 
 def head_left(tip_x: float, tip_y: float) -> Shape:
