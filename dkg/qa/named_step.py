@@ -127,10 +127,11 @@ def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSe
 
 
 def answer_named_step(graph: Graph, question: str, guideline: str, version: str,
-                      settings: NamedStepSettings | None = None) -> Answer | None:
-    """The steps after the step ``question`` names, as an :class:`Answer`; None when the question names no step
-    of the guideline that leads anywhere (the caller then answers it as a patient question)."""
-    step = named_step(question)
+                      settings: NamedStepSettings | None = None, step: str | None = None) -> Answer | None:
+    """The steps after the step ``question`` names (``step``, when the caller has read it already), as an
+    :class:`Answer`; None when the question names no step of the guideline that leads anywhere (the caller then
+    answers it as a patient question)."""
+    step = step if step is not None else named_step(question)
     if step is None:
         return None
     queries = named_queries("qa_steps")

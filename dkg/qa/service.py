@@ -234,7 +234,7 @@ class TextToCypherService:
         if implied_facts(extract_facts(rest)) or vocabulary_facts(rest, found):
             return None
         try:
-            answer = answer_named_step(self.graph, question, found[0], self.version_of(found[0]))
+            answer = answer_named_step(self.graph, question, found[0], self.version_of(found[0]), step=step)
         except DKGError:
             return None
         if answer is not None:
