@@ -14,7 +14,7 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,7 +42,7 @@ from dkg.qa.templates import (
 from dkg.types import Constraint, Op
 from dkg.vocabulary import VOCABULARY, KeyKind
 
-GENERATOR_VERSION = "1"  # bump when a change to the generator, frames or queries changes the items
+GENERATOR_VERSION = "2"  # bump when a change to the generator, frames or queries changes the items
 DATASET_PATH = PROJECT_ROOT / "datasets" / "qa" / "cpg-qa.json.gz"
 DATASET_META_PATH = DATASET_PATH.with_name("cpg-qa.meta.json")
 SPLITS = ("train", "dev", "test", "test_unseen")
@@ -300,6 +300,22 @@ def _sample_facts(reqs: dict[str, _Requirement], rng: random.Random
     return facts, bands
 
 
+@cache
+def _name_facts(name: str) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((key, str(value)) for key, value in extract_facts(name).items()))
+
+
+def topic_name(guideline: str, facts: Facts, rng: random.Random) -> str:
+    """A wording that names the guideline's topic and states no fact the question's facts do not hold.
+
+    Some topic names carry a fact ("ccRCC" is clear-cell histology, "Ewing sarcoma" a histology): drawn for a
+    patient with another histology, or for a question without facts, the question would contradict itself and
+    be dropped by the round-trip check."""
+    names = GUIDELINE_NAMES[guideline]
+    fitting = [n for n in names if all(k in facts and str(facts[k]) == v for k, v in _name_facts(n))]
+    return rng.choice(fitting or list(names))
+
+
 def _fmt_num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
@@ -367,7 +383,7 @@ def render_note(guideline: str, facts: Facts, bands: dict[str, tuple[int, int]],
         rng.choice(("pt", "patient", "adult pt"))
     phrases = [_note_phrase(k, v, rng) for k, v in facts.items() if k != "age"]
     rng.shuffle(phrases)
-    disease = rng.choice(GUIDELINE_NAMES[guideline])
+    disease = topic_name(guideline, facts, rng)
     sep = rng.choice((", ", ", ", "; ", ". "))
     head = rng.choice((f"{who}, {disease}", f"{who} w/ {disease}", f"{who} with {disease}"))
     inline = f"{head}, {', '.join(phrases)}" if phrases else head
@@ -390,7 +406,7 @@ def render_patient(guideline: str, facts: Facts, bands: dict[str, tuple[int, int
     who = age_phrase(rng, float(facts["age"]), bands.get("age"), subject) if "age" in facts else f"a {subject}"
     phrases = [_fact_phrase(k, v, rng) for k, v in facts.items() if k != "age"]
     rng.shuffle(phrases)
-    disease = rng.choice(GUIDELINE_NAMES[guideline])
+    disease = topic_name(guideline, facts, rng)
     inline = f"{who} with {disease}" + (f", {_join(phrases)}" if phrases else "")
     style = rng.random()
     if style < 0.4 or not phrases:
@@ -417,7 +433,7 @@ def render_question(qtype: QuestionType, frame_id: str, guideline: str, rng: ran
     frame = FRAMES[qtype.value][frame_id]
     if rng.random() < 0.12:
         frame = typo(rng, frame)
-    values: dict[str, str] = {"disease": rng.choice(GUIDELINE_NAMES[guideline]), "treatment": treatment or ""}
+    values: dict[str, str] = {"disease": topic_name(guideline, facts or {}, rng), "treatment": treatment or ""}
     if facts is not None:
         if "{note" in frame:
             values["note"], values["note_inline"] = render_note(guideline, facts, bands or {}, rng)

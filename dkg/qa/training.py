@@ -16,6 +16,7 @@ from dkg.config import PROJECT_ROOT, Settings
 from dkg.graph.builder import build
 from dkg.graph.db import Graph
 from dkg.graph.sources import input_from_source
+from dkg.lexicon.loader import DATA_DIR as LEXICON_DATA_DIR
 from dkg.qa.dataset import (
     DATASET_PATH,
     GENERATOR_VERSION,
@@ -29,6 +30,7 @@ from dkg.qa.dataset import (
 from dkg.qa.queries import bodies
 from dkg.qa.seq2seq import SCRATCH, WARMSTART, ModelSize, Seq2Seq, record_int8_agreement, train
 from dkg.qa.warmstart import WarmStartSettings, train_warmstart  # also registers the warm-start loader
+from dkg.vocabulary import BASE_FILE
 
 TRAINER_VERSION = "1"
 MODELS_DIR = PROJECT_ROOT / "models"
@@ -56,10 +58,20 @@ def guideline_corpus(versions: tuple[tuple[str, str], ...]) -> list[str]:
     return texts
 
 
+def _data_files_hash() -> str:
+    """The lexicon and vocabulary files: they word the questions and read their facts back."""
+    digest = hashlib.sha256()
+    for folder in (LEXICON_DATA_DIR, BASE_FILE.parent):
+        for path in sorted(folder.glob("*.yaml")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def input_hash(config: GenConfig) -> str:
-    """Hash of everything the dataset is generated from: guideline sources, generator version, config and the
-    query bodies whose answers are the gold."""
+    """Hash of everything the dataset is generated from: guideline sources, generator version, config, the
+    lexicon and vocabulary data and the query bodies whose answers are the gold."""
     payload = {
+        "data_files": _data_files_hash(),
         "generator": GENERATOR_VERSION,
         "config": config.hashed(),
         "queries": hashlib.sha256(json.dumps(bodies(), sort_keys=True).encode()).hexdigest(),

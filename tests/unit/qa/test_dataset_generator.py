@@ -14,6 +14,7 @@ import pytest
 from dkg.qa.dataset import (
     DATASET_PATH,
     DatasetError,
+    GenConfig,
     QAItem,
     _requirements,
     _sample_facts,
@@ -22,10 +23,12 @@ from dkg.qa.dataset import (
     load_dataset,
     render_question,
     save_dataset,
+    topic_name,
 )
-from dkg.qa.facts import detect_guidelines, extract_facts
+from dkg.qa.facts import GUIDELINE_NAMES, detect_guidelines, extract_facts
 from dkg.qa.queries import QuestionType, parse_model_output
 from dkg.qa.templates import FRAMES, UNSEEN
+from dkg.qa.training import input_hash
 from dkg.types import Constraint
 
 
@@ -71,6 +74,26 @@ def test_rendered_questions_read_back_to_the_same_facts() -> None:
         q = render_question(QuestionType.NEXT_STEP, frame, "ALL", rng, facts=facts, bands={})
         ok += extract_facts(q) == facts and detect_guidelines(q)[:1] == ["ALL"]
     assert ok >= len(FRAMES["next_step"]) - 1  # a typo may (rarely) hit a fact word; such items are dropped
+
+
+def test_a_topic_name_never_states_a_fact_the_question_does_not_hold() -> None:
+    rng = random.Random(3)
+    carrying = 0
+    for guideline in GUIDELINE_NAMES:
+        names = {n: extract_facts(n) for n in GUIDELINE_NAMES[guideline]}
+        carrying += sum(bool(read) for read in names.values())
+        for facts in [{}, *({k: v} for read in names.values() for k, v in read.items())]:
+            for _ in range(60):
+                read = extract_facts(topic_name(guideline, facts, rng))
+                assert read.items() <= facts.items(), (guideline, facts, read)
+    assert carrying, "no topic name carries a fact: this test would not test anything"
+
+
+def test_the_committed_dataset_is_generated_from_todays_inputs() -> None:
+    """A lexicon, vocabulary, source, frame or query change without ``dkg dataset build --force`` fails here:
+    a fresh clone would otherwise train on a different file than the one the README's figures describe."""
+    meta = json.loads(DATASET_PATH.with_name("cpg-qa.meta.json").read_text())
+    assert meta["input_hash"] == input_hash(GenConfig()), "regenerate: .venv/bin/dkg dataset build --force"
 
 
 def test_split_is_a_pure_function_of_the_scenario() -> None:
