@@ -4,10 +4,13 @@ patient's course, treatment detection, out-of-scope refusals and the facts a cla
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from dkg.config import PROJECT_ROOT
 from dkg.qa import clinician
-from dkg.qa.dataset import DATASET_PATH, GenConfig, QAItem, load_dataset
+from dkg.qa.dataset import GenConfig
 from dkg.qa.service import TextToCypherService
 
 pytestmark = [pytest.mark.neo4j]
@@ -144,22 +147,16 @@ def test_an_optional_add_on_is_answered_with_the_box_that_offers_it(rules_servic
     assert all("all6_tx_tki" in uid_boxes.get(u, []) for u in answer.matched_nodes), answer.matched_nodes
 
 
-# CPG-QA test items (generated questions) the rule layer once got wrong: a context sentence about vaccination
-# was read as a vaccination request, and plain patient questions (no fact about the course so far) were
-# re-ranked by the position walk (UPS of bone: the osteosarcoma start instead of its own branch; cardiac
-# comorbidity: full MAP instead of omitting doxorubicin)
-GENERATED_REGRESSIONS = ["1201", "1860", "4744", "6916", "8489", "8498", "8617", "8704", "8896", "8915"]
+# Generated questions (CPG-QA test items of an earlier file, datasets/qa/generated_regressions.jsonl) the rule layer
+# once got wrong: a context sentence about vaccination was read as a vaccination request, and plain patient
+# questions (no fact about the course so far) were re-ranked by the position walk (UPS of bone: the osteosarcoma
+# start instead of its own branch; cardiac comorbidity: full MAP instead of omitting doxorubicin)
+GENERATED_REGRESSIONS = [(r["question"], r["expected_node"]) for r in map(
+    json.loads, (PROJECT_ROOT / "datasets" / "qa" / "generated_regressions.jsonl").read_text().splitlines())]
 
 
-@pytest.fixture(scope="module")
-def generated_items() -> dict[str, QAItem]:
-    return {str(i.id): i for i in load_dataset(DATASET_PATH) if str(i.id) in GENERATED_REGRESSIONS}
-
-
-@pytest.mark.parametrize("item_id", GENERATED_REGRESSIONS)
-def test_generated_question_keeps_the_guidelines_own_answer(rules_service: TextToCypherService,
-                                                            generated_items: dict[str, QAItem],
-                                                            item_id: str) -> None:
-    item = generated_items[item_id]
-    answer = rules_service.answer(item.question)
-    assert answer.matched_nodes == [item.expected_node], (item.question, answer.answer, answer.no_answer_reason)
+@pytest.mark.parametrize(("question", "expected_node"), GENERATED_REGRESSIONS)
+def test_generated_question_keeps_the_guidelines_own_answer(rules_service: TextToCypherService, question: str,
+                                                            expected_node: str) -> None:
+    answer = rules_service.answer(question)
+    assert answer.matched_nodes == [expected_node], (question, answer.answer, answer.no_answer_reason)
