@@ -32,8 +32,10 @@ WORDINGS_2_PATH = CLINICIAN_DIR / "clinician_wordings_2.jsonl"
 WORDINGS_3_PATH = CLINICIAN_DIR / "clinician_wordings_3.jsonl"
 # a fourth set: problem lists, handovers, relayed portal messages, two patients compared, past vs present history
 WORDINGS_4_PATH = CLINICIAN_DIR / "clinician_wordings_4.jsonl"
+# a fifth set: the course so far (treatments given, restaging), facts not known yet, two patients told apart by age
+WORDINGS_5_PATH = CLINICIAN_DIR / "clinician_wordings_5.jsonl"
 # every development wordings file, in the order written (the bench's key of a file is its stem)
-WORDINGS_PATHS = (WORDINGS_PATH, WORDINGS_2_PATH, WORDINGS_3_PATH, WORDINGS_4_PATH)
+WORDINGS_PATHS = (WORDINGS_PATH, WORDINGS_2_PATH, WORDINGS_3_PATH, WORDINGS_4_PATH, WORDINGS_5_PATH)
 SPLIT_SEED = "dkg-clinician-split-1"
 HELDOUT_EVERY = 3
 

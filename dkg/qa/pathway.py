@@ -139,6 +139,60 @@ def position_weights() -> dict[str, int]:
     return dict(clinical_lexicon().data.position_keys)
 
 
+def _key(c: str) -> str:
+    """Cypher for the fact key of constraint text ``c`` (as the bodies of cypher/qa.cypher compute it)."""
+    return f"head(split(replace(replace(replace(replace({c}, '!=', '='), '<', '='), '>', '='), ' in ', '='), '='))"
+
+
+def _tests(j: str) -> str:
+    """Cypher for the constraints checked on step ``j`` of a path: the arrow rs[j] and, when the box it enters is a
+    decision (not a question box, whose arrows carry its branches), that decision's own."""
+    return (f"coalesce(rs[{j}].constraints, []) + CASE WHEN ns[{j} + 1]:Decision AND NOT ns[{j} + 1].content "
+            f"ENDS WITH '?' THEN coalesce(ns[{j} + 1].constraints, []) ELSE [] END")
+
+
+def _last_done(i: str) -> str:
+    """Cypher for the index of the last action before path position ``i`` the question says was done (0 if none)."""
+    return f"reduce(m = 0, j IN range(0, {i} - 1) | CASE WHEN ns[j].uid IN $done THEN j ELSE m END)"
+
+
+def _news(candidates: str, i: str) -> str:
+    """Cypher: whether any of the constraint list ``candidates`` (met right after path position ``i``) tests a stated
+    key with a condition the path has not made since the last action said to be done (the same condition again
+    says nothing new, 'bone metastases' after 'metastatic' does; after a done step, the stated findings describe
+    its outcome). Keys tested on the way in to a start count as made."""
+    made = f"reduce(acc = [], j IN range({_last_done(i)}, {i} - 1) | acc + {_tests('j')})"
+    return (f"any(c IN {candidates} WHERE {_key('c')} IN keys(facts) AND NOT {_key('c')} IN "
+            f"coalesce($prefix_keys[ns[0].uid], []) AND NOT c IN {made})")
+
+
+# The actions a path passes that the question gives no evidence of, plus one when the path stops at an action the
+# question does give evidence of (it goes on). Evidence for an action: the question says it, or an action after it
+# on the path, was done ($done); or the conditions right after it (the arrow out of it and the decision it enters,
+# or that decision's arrows) test a stated fact anew (_news: an assessment whose findings are stated, 'Before
+# induction: ECOG, comorbidity review' then 'age 40-64, no comorbidities'); or a stated course fact (position_keys:
+# a response, a margin, a relapse) is tested anywhere after it. Only actions the path later leaves the page of count
+# (a link box is one node with the entry it leads to, so a node may be on two pages): a walk running past an action
+# without evidence onto the next page (a treatment never said to be given, then the survivorship page re-testing
+# the histology and the age) is not where the patient is now; on one page, later boxes re-read the same situation
+# (the sites of disease reviewed beside the systemic therapy).
+_AFTER = ("coalesce(rs[i].constraints, []) + CASE WHEN ns[i + 1]:Decision THEN (CASE WHEN ns[i + 1].content "
+          "ENDS WITH '?' THEN [] ELSE coalesce(ns[i + 1].constraints, []) END) + CASE WHEN i + 1 < size(rs) "
+          "THEN coalesce(rs[i + 1].constraints, []) ELSE [] END ELSE [] END")
+_AFTER_END = ("reduce(acc = [], o IN [(t)-[o:NEXT_STEP WHERE o.closes_loop IS NULL]->(d) | coalesce(o.constraints, "
+              "[]) + CASE WHEN d:Decision AND NOT d.content ENDS WITH '?' THEN coalesce(d.constraints, []) "
+              "WHEN d:Decision THEN reduce(q = [], x IN [(d)-[x:NEXT_STEP]->() | coalesce(x.constraints, [])] | "
+              "q + x) ELSE [] END] | acc + o)")
+_UNEVIDENCED = (
+    "size([i IN range(1, size(ns) - 2) WHERE ns[i]:Action AND NOT any(n IN ns[i..] WHERE n.uid IN $done) "
+    "AND any(n IN ns[i + 1..] WHERE any(pg IN coalesce(n.pages, []) WHERE NOT pg IN coalesce(ns[i].pages, []))) "
+    "AND NOT "
+    + _news(_AFTER, "i") + " AND NOT any(j IN range(i, size(rs) - 1) WHERE any(c IN " + _tests("j")
+    + " WHERE " + _key("c") + " IN keys(facts) AND " + _key("c") + " IN keys($position_weights)))]) + "
+    "CASE WHEN " + _news(_AFTER_END, "size(ns) - 1") + " OR size([(t)-[:NEXT_STEP]->(d) WHERE d.uid IN $done | d]) "
+    "> 0 THEN 1 ELSE 0 END")
+
+
 # (pattern, replacement) pairs turning a patient body of cypher/qa.cypher into a walk from $starts that ranks
 # paths testing more position facts first; each pattern must occur exactly once
 _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
@@ -147,7 +201,7 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
     # event (a relapse) tested again on its own page ('local recurrence without metastases') is a step further
     ("reduce(acc = [], x IN [n IN ns WHERE",
      "ns, size([x IN [n IN ns[1..] WHERE NOT n.content ENDS WITH '?'] + rs WHERE any(k IN $event_keys WHERE "
-     "k IN keys(facts) AND x[k] IS NOT NULL)]) AS events, "
+     "k IN keys(facts) AND x[k] IS NOT NULL)]) AS events, " + _UNEVIDENCED + " AS unevidenced, "
      "reduce(acc = coalesce($prefix_keys[ns[0].uid], []), x IN [n IN ns WHERE"),
     # an arrow branching on an unstated key whose every value leads on to the same steps may be crossed, and
     # that key is not counted as unknown (dkg.qa.way_in.WayIn.indifferent)
@@ -162,23 +216,27 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
      "MATCH p = (root) ((a:Node)-[r:NEXT_STEP WHERE r.closes_loop IS NULL]->(b:Node)\n"
      "  WHERE NOT b.uid IN $blocked_boxes AND all(x IN"),
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
-     "events, size([k IN keys(facts) WHERE k IN ks]) AS known, size([k IN ks WHERE k IN keys(facts)]) AS tested, "
+     "events, unevidenced, size([k IN keys(facts) WHERE k IN ks]) AS known, "
+     "size([k IN ks WHERE k IN keys(facts)]) AS tested, "
      "CASE WHEN t.uid IN $done THEN 1 ELSE 0 END AS done, CASE WHEN t.uid IN $dead_ends THEN 1 ELSE 0 END AS dead, "
      "coalesce($prefix_passed[ns[0].uid], 0) + size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
      "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
      "AS positional,"),
-    # of equally good paths, the one passing fewest actions on the way is the step the patient is at now (the
-    # treatment before the surveillance that follows it); then the one testing the stated facts more often (of two
-    # branches of one decision, the one whose arrow tests the stated age)
+    # a step the question says was done is not the answer; then the path passing fewest actions the question gives
+    # no evidence of (the step the patient is at now, not the follow-up after a treatment never said to be given:
+    # see _UNEVIDENCED); of equally good paths, the one passing fewest actions on the way (the treatment before the
+    # surveillance that follows it); then the one testing the stated facts more often (of two branches of one
+    # decision, the one whose arrow tests the stated age)
     ("ORDER BY unknown ASC, known DESC",
-     "ORDER BY unknown ASC, positional DESC, events DESC, known DESC, dead ASC, done ASC, passed ASC, tested DESC"),
+     "ORDER BY unknown ASC, positional DESC, events DESC, done ASC, unevidenced ASC, known DESC, dead ASC, "
+     "passed ASC, tested DESC"),
     ("collect({t: t, known: known, unknown: unknown}) AS ranked",
      "collect({t: t, known: known, unknown: unknown, positional: positional, events: events, passed: passed, "
-     "tested: tested, done: done, dead: dead}) AS ranked"),
+     "tested: tested, done: done, dead: dead, unevidenced: unevidenced}) AS ranked"),
     ("WHERE r.known = ranked[0].known AND",
      "WHERE r.positional = ranked[0].positional AND r.events = ranked[0].events AND r.known = ranked[0].known "
      "AND r.passed = ranked[0].passed AND r.tested = ranked[0].tested AND r.done = ranked[0].done "
-     "AND r.dead = ranked[0].dead AND"),
+     "AND r.dead = ranked[0].dead AND r.unevidenced = ranked[0].unevidenced AND"),
 )
 
 

@@ -215,11 +215,15 @@ class WayIn:
     def done_steps(self, question: str) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
         done') shares at least two distinctive words with the action's own text (footnotes left out), or one
-        word of six letters or more that no other action's text has ('curettage with phenol, finished')."""
+        word of six letters or more that no other action's text has ('curettage with phenol, finished'). A clause
+        ending in a question mark asks about a step, it does not report one."""
         data = clinical_lexicon().data
         cues = {c.lower() for c in data.done_cues}
         stop = {w.lower() for w in data.done_stop_words}
-        clauses = [set(_WORDS.findall(c.lower())) for c in re.split(r"[.;,?!]", question)]
+        # the clause that asks ('should doxorubicin and cisplatin be given around surgery?') names a step to come
+        parts = re.split(r"([.;,?!])", question)
+        clauses = [set(_WORDS.findall(c.lower()))
+                   for c, end in zip(parts[::2], [*parts[1::2], ""], strict=True) if end != "?"]
         done_words = set().union(*(c for c in clauses if c & cues)) - cues - stop if clauses else set()
         if not done_words:
             return set()

@@ -92,8 +92,17 @@ CASES_4 = {
     "w4-kidney-10": "'a new 2 cm brain metastasis': the site, not the tumour size",
     "w4-kidney-13": "two patients compared (Mr A, Mr B): the facts of the one asked about",
     "w4-kidney-15": "the regimen it progressed on is history; the drug asked about is the other one",
+    "w4-bone-14": "MAP with the primary resected, nodules still resectable: metastasectomy, not survivorship",
+    "w4-bone-25": "parosteal osteosarcoma: wide excision, not the survivorship page after it",
 }
 MIN_4 = 0.85  # shipped model 49/67 before its fixes, 60/67 after the first ones; rules only at least this
+
+# the fifth wordings file (clinician_wordings_5.jsonl: the course so far, facts not known yet)
+CASES_5 = {
+    "w5-bone-05": "MAP with the primary resected, restaging still resectable: metastasectomy, not the survivorship "
+                  "page after it",
+}
+MIN_5 = 0.7  # rules only 33/45 before its fixes
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,7 @@ SETS = (
     WordingsSet(clinician.WORDINGS_2_PATH, CASES_2, 0.9),  # 40/63 before its fixes, 59/63 after
     WordingsSet(clinician.WORDINGS_3_PATH, CASES_3, 0.9),  # 41/64 before its fixes, 60/64 after
     WordingsSet(clinician.WORDINGS_4_PATH, CASES_4, MIN_4),
+    WordingsSet(clinician.WORDINGS_5_PATH, CASES_5, MIN_5),
 )
 SAMPLE = [(s.path.stem, item_id) for s in SETS for item_id in sorted(s.cases)]
 

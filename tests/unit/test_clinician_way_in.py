@@ -152,3 +152,17 @@ def test_a_branch_that_does_not_matter_is_not_crossed_when_nothing_stated_lies_b
         {"a": "close", "b": "surveillance", "arrow": [], "box": [], "action": True, "content": "Surveillance"},
     ]
     assert not WayIn(rows).indifferent(way_in_facts({"histology": "chondrosarcoma"})).arrows
+
+
+# fifth wordings set (datasets/qa/clinician_wordings_5.jsonl)
+DONE_ROWS = [
+    {"a": "entry", "b": "surg_chemo", "arrow": [], "box": ["performance_status<=1"], "action": True,
+     "content": "Wide excision with perioperative doxorubicin and cisplatin"},
+]
+
+
+def test_the_clause_that_asks_reports_no_done_step() -> None:
+    way_in = WayIn(DONE_ROWS)
+    assert way_in.done_steps("Localised, ECOG 0 - should doxorubicin and cisplatin be given around surgery?") == set()
+    assert way_in.done_steps("Doxorubicin and cisplatin given around surgery. Margins?") == {"surg_chemo"}
+

@@ -67,8 +67,10 @@ def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
         text = cypher_from_starts(QuerySketch(qtype, "ALL", ("age", "ph"), treatment))
         assert "WHERE root.uid IN $starts" in text
         assert "NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }" not in text
-        assert ("ORDER BY unknown ASC, positional DESC, events DESC, known DESC, dead ASC, done ASC, passed ASC, "
-                "tested DESC" in text)
+        # a done step, then actions passed without evidence, lose before the count of stated facts used
+        assert ("ORDER BY unknown ASC, positional DESC, events DESC, done ASC, unevidenced ASC, known DESC, dead ASC, "
+                "passed ASC, tested DESC" in text)
+        assert "AS unevidenced" in text and "r.unevidenced = ranked[0].unevidenced" in text
         assert "$prefix_keys[ns[0].uid]" in text and "$prefix_passed[ns[0].uid]" in text
         # blocked question boxes are not entered; arrows of a branch that does not matter may be crossed
         assert "NOT b.uid IN $blocked_boxes" in text and "a.uid + '>' + b.uid IN $indifferent" in text
