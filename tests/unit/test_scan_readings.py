@@ -72,3 +72,17 @@ def test_a_slash_spaced_on_one_side_is_spaced_on_both(read: str, meant: str) -> 
 
 def test_a_slash_glued_on_both_sides_or_spaced_on_both_stays() -> None:
     assert _text("5-20 mcg/kg/min IV / IO") == "5-20 mcg/kg/min IV / IO"
+
+
+@pytest.mark.parametrize(("read", "meant"), [
+    ("Universal Patient Care Guideline O: (if Hypoxemic)", "Universal Patient Care Guideline O2 (if Hypoxemic)"),
+    ("• Q2 (Titrate to 94-99% SpOz)", "• O2 (Titrate to 94-99% SpO2)"),  # Q read for O, z for the subscript 2
+    ("EtCO> 35-45", "EtCO2 35-45"),
+])
+def test_a_subscript_digit_read_as_a_mark_is_given_back_where_it_makes_a_lexicon_entry(read: str, meant: str) -> None:
+    assert _text(read) == meant
+
+
+@pytest.mark.parametrize("line", ["Pearls: check airway", "Signs: O", "Give 8 oz", "Ratio 1:2"])
+def test_a_colon_or_z_that_makes_no_lexicon_entry_stays(line: str) -> None:
+    assert corrected_line(line.split(), TERMS, DEFAULT_SETTINGS.misread_max_swaps) == line.split()

@@ -20,8 +20,11 @@ TERMS_FILE = Path(__file__).resolve().parent / "data" / "ocr_terms.txt"
 # what tesseract reads for each character (or pair) on a blurred scan, and what it may have been
 LOOK_ALIKES: dict[str, tuple[str, ...]] = {
     "0": ("O",), "O": ("0",), "1": ("I", "l"), "l": ("I", "1"), "I": ("l", "1"), "5": ("S",), "S": ("5",),
-    "8": ("B",), "B": ("8",), "e": ("c",), "c": ("e",), "i": ("l",), "rn": ("m",), "m": ("rn",),
+    "8": ("B",), "B": ("8",), "e": ("c",), "c": ("e",), "i": ("l",), "rn": ("m",), "m": ("rn",), "Q": ("O",),
 }
+# what tesseract reads for a subscript 2 at a word's end (the small digit blurs into a mark: ``O2`` read ``O:``,
+# ``SpO2`` read ``SpOz``); taken for the digit only where that makes a lexicon entry ending in it
+SUBSCRIPT_READS: dict[str, str] = {":": "2", ">": "2", "z": "2"}
 AFFIX = "()[]{},.;:*\"'\u201c\u201d"
 NUMBER = re.compile(r"\d+")
 ALTERNATION = frozenset({"/", "or"})
@@ -72,6 +75,22 @@ def _dose(word: str, terms: frozenset[str]) -> bool:
     return bool(glued and any(c.isdigit() for c in glued.group(0)) and word[glued.end():] in terms)
 
 
+def _subscript_read(core: str, trail: str, terms: frozenset[str], max_swaps: int) -> str | None:
+    """``core`` + ``trail`` with a final subscript digit read as a mark (``SUBSCRIPT_READS``) given back, when
+    that (look-alikes undone, see :func:`corrected_word`) is a lexicon entry ending in the digit; else None.
+    The mark is the core's last letter (``SpOz``) or the first of the affixes after it (``O:``)."""
+    if not core or core in terms:
+        return None
+    if core[-1] in SUBSCRIPT_READS and len(core) >= 2:
+        body, rest = core[:-1] + SUBSCRIPT_READS[core[-1]], trail
+    elif trail[:1] in SUBSCRIPT_READS:
+        body, rest = core + SUBSCRIPT_READS[trail[0]], trail[1:]
+    else:
+        return None
+    fixed = body if body in terms else corrected_word(body, terms, max_swaps)
+    return fixed + rest if fixed in terms and fixed[-1].isdigit() else None
+
+
 def _number_as_term(number: str, terms: frozenset[str], max_swaps: int) -> str | None:
     hits = {v for v in _variants(number, max_swaps) if v in terms and v.isalpha()}
     return hits.pop() if len(hits) == 1 else None
@@ -93,7 +112,11 @@ def corrected_line(words: list[str], terms: frozenset[str], max_swaps: int) -> l
                 # a number or comparison glued before the word (``1mg``, ``<90%Sp02``) is kept as read
                 glued = QUANTITY.match(core)
                 head = glued.group(0) if glued and core[glued.end():][:1].isalpha() else ""
-                parts[pi] = lead + head + corrected_word(core[len(head):], terms, max_swaps) + trail
+                subscript = _subscript_read(core[len(head):], trail, terms, max_swaps)
+                if subscript is not None:
+                    parts[pi] = lead + head + subscript
+                else:
+                    parts[pi] = lead + head + corrected_word(core[len(head):], terms, max_swaps) + trail
             flat.append((wi, pi))
 
     def core_of(k: int) -> str:

@@ -51,6 +51,14 @@ class ScanSettings:
     duplicate_overlap: float = 0.6  # two candidates sharing this share of the smaller one are one box
     border_pt: float = 1.0  # outline thickness added around a box found by its inside
     min_text_ink: float = 0.01  # share of a box's inside that must be ink (else connectors fence it in)
+    # two graded boxes stacked edge to edge whose thin shared border the scan lost (smog-48 "CPR 2 min" on "IV /
+    # IO access"): the paper tone inside the hole (a grey closing ``stack_tone_pt`` wide, so no text) rises by at
+    # least ``stack_step_grey`` grey levels within ``stack_step_pt`` down the box, where the dark foot of the
+    # upper fill meets the light head of the lower one, and falls nowhere by half as much (a light band, such as
+    # white text on a dark header, is no step); each part at least ``min_box_height_pt`` tall. 0 turns it off
+    stack_step_grey: float = 25.0
+    stack_step_pt: float = 1.0
+    stack_tone_pt: float = 4.0
     # connectors and arrowheads
     box_clearance_pt: float = 2.0  # ink this close to a box is its border or shadow, not a connector
     line_min_pt: float = 8.0  # shortest straight run that is a connector stroke
@@ -80,6 +88,9 @@ class ScanSettings:
     box_psm: int = 6  # tesseract page segmentation for the text of one box (a uniform block)
     free_psm: int = 11  # for text outside boxes (sparse text)
     box_inset_pt: float = 2.0
+    # a lone ``|`` in a box's text is a capital I between two words of a line, and at a line's start when the next
+    # word begins within this share of the bar's height (a word gap; smog-41 ``| (PR`` opens a line 0.39 of it away)
+    bar_word_gap: float = 0.5
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     # a word outside the boxes this many times taller than the median confidently read word (conf at least

@@ -197,9 +197,9 @@ def _grow_faint(rect: Rect, page: PageImage, settings: ScanSettings) -> Rect:
 
 
 def find_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
-    """Outlined and filled candidates, one per box: of a double frame only the inner outline is kept, and a
-    fill that repeats an outlined box (the same box with its drop shadow) widens that box's cover instead of
-    adding a box."""
+    """Outlined and filled candidates, one per box: of a double frame only the inner outline is kept, a fill
+    that repeats an outlined box (the same box with its drop shadow) widens that box's cover instead of adding a
+    box, and a candidate whose fill steps from dark to light across it is two stacked boxes (:func:`split_stacked`)."""
     outlined = outlined_shapes(page, settings)
     filled = filled_shapes(page, settings)
     kept = [shape for shape in outlined if not any(
@@ -217,7 +217,53 @@ def find_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
         if not any(_overlap(fill.rect, s.rect) >= settings.duplicate_overlap * min(_area(fill.rect), _area(s.rect))
                    for s in kept):
             result.append(fill)
-    return result
+    return split_stacked(result, page, settings)
+
+
+def tone_step(page: PageImage, rect: Rect, settings: ScanSettings) -> int | None:
+    """The pixel row where the paper tone inside ``rect`` steps up from a dark fill to a light one (two graded
+    boxes stacked edge to edge, their shared border lost; see ``ScanSettings.stack_step_grey``), or None."""
+    if settings.stack_step_grey <= 0:
+        return None
+    inset = page.px(settings.border_pt)
+    x0, y0, x1, y1 = rect[0] + inset, rect[1] + inset, rect[2] - inset, rect[3] - inset
+    least = page.px(settings.min_box_height_pt)
+    step = page.px(settings.stack_step_pt)
+    if x1 - x0 < 3 or y1 - y0 < 2 * least:
+        return None
+    width = page.px(settings.stack_tone_pt, 3)
+    tone = cv2.morphologyEx(np.ascontiguousarray(page.gray[y0:y1, x0:x1]), cv2.MORPH_CLOSE,
+                            cv2.getStructuringElement(cv2.MORPH_RECT, (width, width)))
+    rows = np.median(tone, axis=1).astype(np.float32)
+    change = rows[step:] - rows[:-step]
+    if change.size == 0:
+        return None
+    at = int(np.argmax(change))
+    rise = float(change[at])
+    if rise < settings.stack_step_grey or -float(change.min()) >= rise / 2:
+        return None
+    cut = y0 + at + (step + 1) // 2
+    if cut - rect[1] < least or rect[3] - cut < least:
+        return None
+    return cut
+
+
+def split_stacked(shapes: list[FoundShape], page: PageImage, settings: ScanSettings) -> list[FoundShape]:
+    """Each shape whose paper tone steps up across it (:func:`tone_step`) as two boxes, one on the other."""
+    out: list[FoundShape] = []
+    for shape in shapes:
+        cut = None if shape.kind == "diamond" or shape.pointer is not None else tone_step(page, shape.rect, settings)
+        if cut is None:
+            out.append(shape)
+            continue
+        # each part reaches a border past the cut, as two boxes with their own outlines do (assembly then keeps
+        # them two boxes, stacked, rather than one box filled in two abutting pieces)
+        x0, y0, x1, y1 = shape.rect
+        cx0, cy0, cx1, cy1 = shape.cover
+        border = page.px(settings.border_pt)
+        out.append(replace(shape, rect=(x0, y0, x1, cut + border), cover=(cx0, cy0, cx1, cut + border), points=()))
+        out.append(replace(shape, rect=(x0, cut - border, x1, y1), cover=(cx0, cut - border, cx1, cy1), points=()))
+    return out
 
 
 def snap_to_borders(shapes: list[FoundShape], level: list[tuple[float, float, float]],

@@ -20,6 +20,7 @@ from dkg.services.tesseract import tesseract_path
 
 KEPT_SIGNS = frozenset("()+-/<>=%&:;,.?\u2022")
 EDGE_NOISE = "_|~"  # box borders and shadows read at a word's ends
+LONE_BAR = "|"
 # what tesseract reads for a bullet that opens a line of text
 BULLET_READS = frozenset({"e", "©", "@", "¢", "«", "*", "°", "o", "\u2022"})
 SPACE_EPSILON_PT = 0.01
@@ -42,16 +43,24 @@ def _image_to_data(image: np.ndarray, psm: int, timeout_s: float) -> dict[str, l
 
 
 def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: float, min_conf: float,
-                    settings: ScanSettings | None = None) -> list[Token]:
+                    settings: ScanSettings | None = None, inner_bar_is_i: bool = False) -> list[Token]:
     """Tesseract words → tokens in points, one size per OCR line (so no word reads as a superscript), with a
     space token between neighbouring words of a line; with ``settings.misread_max_swaps`` above 0, look-alike
-    misreads of clinical abbreviations and units are undone line by line (:mod:`dkg.parsing.scan.readings`)."""
+    misreads of clinical abbreviations and units are undone line by line (:mod:`dkg.parsing.scan.readings`).
+
+    A lone ``|`` is a border remnant and dropped, except, with ``inner_bar_is_i`` (the text inside one box),
+    between two words of a line, or opening a line with the next word a word gap away
+    (``ScanSettings.bar_word_gap``): no border stands there, it is a capital I that tesseract read as a bar
+    (smog-41 ``2° type I (PR gets longer``, the ``I`` opening the box's second line)."""
     swaps = settings.misread_max_swaps if settings is not None else 0
+    bar_gap = (settings or ScanSettings()).bar_word_gap
     terms = load_terms() if swaps > 0 else frozenset()
     lines: dict[tuple[int, int, int], list[tuple[str, int, int, int, int]]] = defaultdict(list)
     for i, text in enumerate(data.get("text", [])):
-        word = str(text).strip().strip(EDGE_NOISE)
-        if not any(c.isalnum() for c in word) and word not in KEPT_SIGNS and word not in BULLET_READS:
+        word = str(text).strip()
+        word = word if word == LONE_BAR and inner_bar_is_i else word.strip(EDGE_NOISE)
+        if (not any(c.isalnum() for c in word) and word not in KEPT_SIGNS and word not in BULLET_READS
+                and word != LONE_BAR):
             continue  # a border remnant or speck read as ``|``, ``_``, ``—``
         if float(data["conf"][i]) < min_conf:
             continue
@@ -62,6 +71,11 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
     tokens: list[Token] = []
     for words in lines.values():
         words.sort(key=lambda w: w[1])
+        words = [("I", *w[1:]) if w[0] == LONE_BAR and _bar_is_i(words, k, bar_gap) else w
+                 for k, w in enumerate(words)]
+        words = [w for w in words if w[0] != LONE_BAR]
+        if not words:
+            continue
         if len(words) > 1 and words[0][0] in BULLET_READS:
             words[0] = ("\u2022", *words[0][1:])
         first = words[0][0]
@@ -85,6 +99,17 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
             tokens.append(Token(word, bbox, size))
             previous = bbox
     return tokens
+
+
+def _bar_is_i(words: list[tuple[str, int, int, int, int]], k: int, gap_share: float) -> bool:
+    """Whether the lone bar ``words[k]`` of a box line (sorted left to right) is a capital I: between two words,
+    or first with the next word starting within ``gap_share`` × its height of it."""
+    if k == len(words) - 1:
+        return False
+    if k > 0:
+        return True
+    _, left, _, width, height = words[0]
+    return words[1][1] - (left + width) <= gap_share * height
 
 
 def spaced_slashes(words: list[tuple[str, int, int, int, int]]) -> list[tuple[str, int, int, int, int]]:
@@ -127,7 +152,8 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         crop = np.ascontiguousarray(gray[y0:y1, x0:x1])
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
         data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
-        tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf, settings)
+        tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf, settings,
+                                  inner_bar_is_i=True)
     return tokens
 
 
