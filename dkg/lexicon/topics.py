@@ -73,12 +73,21 @@ class GuidelineTopic:
     def hinted_in(self, lowered: str) -> bool:
         return any(h in lowered for h in self.hints)
 
+    def name_spans(self, question: str) -> list[tuple[int, int]]:
+        """Where the question names the topic ('the bone sarcoma guideline'): (start, end) of each mention."""
+        return [m.span() for n in self.names for m in _mention_regex(n).finditer(
+            question if n.case_sensitive else question.lower())]
+
+
+def _mention_regex(name: TopicName) -> re.Pattern[str]:
+    if name.case_sensitive:
+        return re.compile(rf"(?<![A-Za-z]){re.escape(name.alias)}(?![A-Za-z])")
+    body = re.escape(name.alias.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9+])")
+
 
 def _mentions(text: str, name: TopicName) -> bool:
-    if name.case_sensitive:
-        return re.search(rf"(?<![A-Za-z]){re.escape(name.alias)}(?![A-Za-z])", text) is not None
-    body = re.escape(name.alias.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
-    return re.search(rf"(?<![a-z0-9]){body}(?![a-z0-9+])", text.lower()) is not None
+    return _mention_regex(name).search(text if name.case_sensitive else text.lower()) is not None
 
 
 def load_topics_data(path: Path = TOPICS_PATH) -> TopicsData:

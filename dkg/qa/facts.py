@@ -325,7 +325,27 @@ def extract_facts(question: str) -> Facts:
                 current not in ranked or ranked.index(str(match.value)) < ranked.index(str(current))):
             facts[match.key] = match.value
         facts.setdefault(match.key, match.value)
+    compared = compared_age(question)
+    if compared is not None:
+        facts["age"] = compared
     return facts
+
+
+# two unlabelled patients told apart by age: 'one is 25, the other is 70 ... for the older one?'
+_COMPARED_AGE = re.compile(r"\b(?:one|the other|another|the first|the second|the former|the latter)(?: patient)?"
+                           r"(?: is|, aged| aged|,)? (?P<n>\d{1,3})(?:\s?(?:yo|y/o|years?(?: old)?))?\b", re.I)
+_ASKED_BY_AGE = re.compile(r"\bthe (?P<which>older|elder|oldest|younger|youngest)(?: one| patient| of the two)?\b",
+                           re.I)
+
+
+def compared_age(question: str) -> float | None:
+    """The age of the patient asked about where a question describes two patients by age only and asks about
+    'the older one' / 'the younger one' (the largest or smallest of the ages stated), else None."""
+    asked = _ASKED_BY_AGE.search(question)
+    ages = [float(m.group("n")) for m in _COMPARED_AGE.finditer(question) if 0 < int(m.group("n")) <= 120]
+    if asked is None or len(set(ages)) < 2:
+        return None
+    return max(ages) if asked.group("which").lower() in ("older", "elder", "oldest") else min(ages)
 
 
 # a patient named by a label where a question compares two: 'Pt A ... Pt B', 'Mr A ... Mr B', 'patient 1 ... 2'

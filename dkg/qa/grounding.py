@@ -11,6 +11,7 @@ from rapidfuzz import fuzz
 
 from dkg.errors import QAError
 from dkg.lexicon.clinical import asked_part, asks, not_a_treatment
+from dkg.lexicon.topics import guideline_topics
 from dkg.qa.facts import Facts, detect_guidelines, extract_facts, find_facts
 from dkg.qa.queries import QuerySketch, QuestionType, parse_model_output
 from dkg.qa.vocabulary_facts import find_vocabulary_facts
@@ -72,7 +73,8 @@ _STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", 
                    "followed", "without", "with", "then", "after", "before", "surgery", "review", "imaging",
                    "induction", "consolidation", "maintenance", "assessment", "staging", "workup", "recommended",
                    "options", "response", "standard", "therapies", "treatments", "pediatric", "reduced",
-                   "interval", "modified", "multiagent", "intensified"})
+                   "interval", "modified", "multiagent", "intensified", "guideline", "guidelines", "pathway",
+                   "high-dose", "low-dose"})
 
 
 def treatment_in_question(question: str, known: list[str]) -> str | None:
@@ -124,6 +126,11 @@ def _masked_facts(question: str, known: list[str] | None = None) -> str:
             masked[match.start:match.end] = " " * (match.end - match.start)
     for fact in find_vocabulary_facts(question, detect_guidelines(question)):  # an onboarded guideline's facts
         masked[fact.start:fact.end] = " " * (fact.end - fact.start)
+    # the name of a guideline's topic ('the bone sarcoma guideline') is no treatment, though an option's text may
+    # hold it ('referral to a bone sarcoma center')
+    for topic in guideline_topics():
+        for a, b in topic.name_spans(question):
+            masked[a:b] = " " * (b - a)
     return "".join(masked)
 
 

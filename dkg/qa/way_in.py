@@ -221,7 +221,8 @@ class WayIn:
         cues = {c.lower() for c in data.done_cues}
         stop = {w.lower() for w in data.done_stop_words}
         # the clause that asks ('should doxorubicin and cisplatin be given around surgery?') names a step to come
-        parts = re.split(r"([.;,?!])", question)
+        # and a list in brackets is one clause ('staging done (CT chest, PET, bilateral marrow)')
+        parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
         clauses = [set(_WORDS.findall(c.lower()))
                    for c, end in zip(parts[::2], [*parts[1::2], ""], strict=True) if end != "?"]
         done_words = set().union(*(c for c in clauses if c & cues)) - cues - stop if clauses else set()

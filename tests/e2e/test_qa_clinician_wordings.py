@@ -94,6 +94,7 @@ CASES_4 = {
     "w4-kidney-15": "the regimen it progressed on is history; the drug asked about is the other one",
     "w4-bone-14": "MAP with the primary resected, nodules still resectable: metastasectomy, not survivorship",
     "w4-bone-25": "parosteal osteosarcoma: wide excision, not the survivorship page after it",
+    "w4-ALL-07": "two unlabelled patients ('one is 30 ..., the other is 72'): the older one",
 }
 MIN_4 = 0.85  # shipped model 49/67 before its fixes, 60/67 after the first ones; rules only at least this
 
@@ -101,8 +102,10 @@ MIN_4 = 0.85  # shipped model 49/67 before its fixes, 60/67 after the first ones
 CASES_5 = {
     "w5-bone-05": "MAP with the primary resected, restaging still resectable: metastasectomy, not the survivorship "
                   "page after it",
+    "w5-ALL-13": "two unlabelled patients told apart by age: 'the older one' is the 70-year-old",
+    "w5-bone-13": "'the bone sarcoma guideline' and 'high-dose' are no treatment; busulfan-melphalan is",
 }
-MIN_5 = 0.7  # rules only 33/45 before its fixes
+MIN_5 = 0.75  # rules only 33/45 before its fixes, 35/45 after
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dkg.lexicon.clinical import implied_facts
-from dkg.qa.facts import detect_guidelines, extract_facts
+from dkg.qa.facts import compared_age, detect_guidelines, extract_facts
 
 
 def facts(question: str) -> dict[str, float | str]:
@@ -306,3 +306,16 @@ def test_one_labelled_patient_keeps_every_fact() -> None:
 
 def test_residual_disease_after_induction_is_less_than_a_complete_response() -> None:
     assert facts("Ewing sarcoma, lung mets at dx; after VDC/IE residual nodules on CT")["response"] == "less_than_cr"
+
+
+# fifth wordings set (datasets/qa/clinician_wordings_5.jsonl): two unlabelled patients told apart by age
+def test_the_older_one_is_the_patient_with_the_larger_age() -> None:
+    question = "Two Ph-negative B-ALL referrals: one is 25, the other is 70. What induction for the older one?"
+    assert extract_facts(question)["age"] == 70.0
+    assert extract_facts("Two with Ewing sarcoma, one is 30 yo and the other 72 years old; plan for the younger one?"
+                         )["age"] == 30.0
+
+
+def test_an_age_comparison_needs_two_ages_and_the_question_to_ask_by_age() -> None:
+    assert compared_age("One is 30. Which of the options for the older one?") is None
+    assert compared_age("one is 25, the other is 70. Plan for both?") is None

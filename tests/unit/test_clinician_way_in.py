@@ -158,6 +158,8 @@ def test_a_branch_that_does_not_matter_is_not_crossed_when_nothing_stated_lies_b
 DONE_ROWS = [
     {"a": "entry", "b": "surg_chemo", "arrow": [], "box": ["performance_status<=1"], "action": True,
      "content": "Wide excision with perioperative doxorubicin and cisplatin"},
+    {"a": "staging", "b": "extent", "arrow": ["metastasis=any"], "box": [], "action": True,
+     "content": "Define the extent of spread: chest CT, PET/CT and bilateral marrow sampling"},
 ]
 
 
@@ -166,3 +168,8 @@ def test_the_clause_that_asks_reports_no_done_step() -> None:
     assert way_in.done_steps("Localised, ECOG 0 - should doxorubicin and cisplatin be given around surgery?") == set()
     assert way_in.done_steps("Doxorubicin and cisplatin given around surgery. Margins?") == {"surg_chemo"}
 
+
+
+def test_a_list_in_brackets_is_one_clause() -> None:
+    assert WayIn(DONE_ROWS).done_steps("17M, Ewing of the rib; staging done (CT chest, PET, bilateral marrow): lung "
+                                       "metastases. Which induction?") == {"extent"}

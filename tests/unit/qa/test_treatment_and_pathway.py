@@ -118,3 +118,11 @@ def test_under_which_circumstances_is_a_for_whom_question() -> None:
     question = "Under which circumstances does the pathway recommend metastasectomy or SBRT for chondrosarcoma?"
     sketch = QuerySketch(QuestionType.CONDITIONS, "bone", (), "metastasectomy")
     assert ground_sketch(sketch, question, ["metastasectomy or sbrt"]).sketch.qtype is QuestionType.CONDITIONS
+
+
+# fifth wordings set (datasets/qa/clinician_wordings_5.jsonl)
+def test_the_guideline_topic_and_dose_words_are_not_the_treatment_asked_about() -> None:
+    known = ["referral to a bone sarcoma center", "Treat the second cancer per its own guideline or clinical trial",
+             "High-dose busulfan-melphalan with stem cell rescue"]
+    question = "In which patients does the bone sarcoma guideline use high-dose busulfan-melphalan?"
+    assert asked_treatment(question, known) == "busulfan"
