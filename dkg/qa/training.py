@@ -8,7 +8,6 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
 
@@ -120,7 +119,7 @@ def ensure_dataset(settings: Settings, *, quick: bool = False, path: Path | None
         items = builder.build()
     data_hash = save_dataset(items, path)
     meta = {"input_hash": wanted, "data_hash": data_hash, "items": len(items), "stats": builder.stats,
-            "seconds": round(time.perf_counter() - start, 1), "config": asdict(config)}
+            "seconds": round(time.perf_counter() - start, 1), "config": config.hashed()}
     meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True))
     say(f"dataset {path.name}: {len(items)} items generated in {meta['seconds']} s ({builder.stats})")
     return items, data_hash
