@@ -94,7 +94,8 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
         **params, "starts": sorted(starts), "position_weights": position_weights(),
         "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
         "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
-        "event_keys": sorted(course_events().event)}
+        "event_keys": sorted(course_events().event),
+        "categorical_keys": sorted(k for k, spec in VOCABULARY.items() if spec.kind is KeyKind.CATEGORICAL)}
 
 
 def constraint_key(constraint: str) -> str:
@@ -171,11 +172,12 @@ def _news(candidates: str, i: str) -> str:
 # on the path, was done ($done); or the conditions right after it (the arrow out of it and the decision it enters,
 # or that decision's arrows) test a stated fact anew (_news: an assessment whose findings are stated, 'Before
 # induction: ECOG, comorbidity review' then 'age 40-64, no comorbidities'); or a stated course fact (position_keys:
-# a response, a margin, a relapse) is tested anywhere after it. Only actions the path later leaves the page of count
-# (a link box is one node with the entry it leads to, so a node may be on two pages): a walk running past an action
-# without evidence onto the next page (a treatment never said to be given, then the survivorship page re-testing
-# the histology and the age) is not where the patient is now; on one page, later boxes re-read the same situation
-# (the sites of disease reviewed beside the systemic therapy).
+# a response, a margin, a relapse), or a stated categorical fact the path has not tested before it ('new cardiac
+# dysfunction during therapy'; not a number such as the age at diagnosis), is tested anywhere after it. Only
+# actions the path later leaves the page of count (a link box is one node with the entry it leads to, so a node
+# may be on two pages): a walk running past an action without evidence onto the next page (a treatment never said
+# to be given, then the survivorship page re-testing the histology and the age) is not where the patient is now;
+# on one page, later boxes re-read the same situation (the sites of disease reviewed beside the systemic therapy).
 _AFTER = ("coalesce(rs[i].constraints, []) + CASE WHEN ns[i + 1]:Decision THEN (CASE WHEN ns[i + 1].content "
           "ENDS WITH '?' THEN [] ELSE coalesce(ns[i + 1].constraints, []) END) + CASE WHEN i + 1 < size(rs) "
           "THEN coalesce(rs[i + 1].constraints, []) ELSE [] END ELSE [] END")
@@ -188,7 +190,10 @@ _UNEVIDENCED = (
     "AND any(n IN ns[i + 1..] WHERE any(pg IN coalesce(n.pages, []) WHERE NOT pg IN coalesce(ns[i].pages, []))) "
     "AND NOT "
     + _news(_AFTER, "i") + " AND NOT any(j IN range(i, size(rs) - 1) WHERE any(c IN " + _tests("j")
-    + " WHERE " + _key("c") + " IN keys(facts) AND " + _key("c") + " IN keys($position_weights)))]) + "
+    + " WHERE " + _key("c") + " IN keys(facts) AND (" + _key("c") + " IN keys($position_weights) OR ("
+    + _key("c") + " IN $categorical_keys AND NOT " + _key("c") + " IN coalesce($prefix_keys[ns[0].uid], []) AND NOT "
+    + _key("c") + " IN reduce(acc = [], x IN reduce(l = [], j2 IN range(0, i - 1) | l + " + _tests("j2") + ") | acc + "
+    + _key("x") + ")))))]) + "
     "CASE WHEN " + _news(_AFTER_END, "size(ns) - 1") + " OR size([(t)-[:NEXT_STEP]->(d) WHERE d.uid IN $done | d]) "
     "> 0 THEN 1 ELSE 0 END")
 

@@ -71,6 +71,8 @@ def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
         assert ("ORDER BY unknown ASC, positional DESC, events DESC, done ASC, unevidenced ASC, known DESC, dead ASC, "
                 "passed ASC, tested DESC" in text)
         assert "AS unevidenced" in text and "r.unevidenced = ranked[0].unevidenced" in text
+        # a stated categorical fact tested later (not the age) is evidence for the actions before it
+        assert "IN $categorical_keys" in text
         assert "$prefix_keys[ns[0].uid]" in text and "$prefix_passed[ns[0].uid]" in text
         # blocked question boxes are not entered; arrows of a branch that does not matter may be crossed
         assert "NOT b.uid IN $blocked_boxes" in text and "a.uid + '>' + b.uid IN $indifferent" in text
