@@ -54,8 +54,9 @@ class PlanNode:
 
     @property
     def checked(self) -> tuple[Condition, ...]:
-        """The node's own conditions a path checks (a question's are on its answers)."""
-        return () if "question" in self.kinds else self.conditions
+        """The node's own conditions a path checks: a question box exports only those on its contrast keys (the
+        rest are on its answers)."""
+        return self.conditions
 
 
 def _conditions(action: dict[str, Any]) -> tuple[Condition, ...]:

@@ -132,6 +132,10 @@ class _Writer:
             action["documentation"] = documentation
         if node.decision and not node.question:
             action["condition"] = self._conditions(node.constraints, node.typed, node.uid)
+        elif node.decision and node.contrast_keys:  # as the DKG query does (cypher/qa.cypher, contrast_keys)
+            own = [c for c in node.constraints if constraint_key(c) in node.contrast_keys]
+            if own:
+                action["condition"] = self._conditions(own, node.typed, node.uid)
         if parents:
             action["relatedAction"] = [{"actionId": node_action_id(keys[p]), "relationship": "after-end"}
                                        for p in parents]

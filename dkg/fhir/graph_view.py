@@ -57,6 +57,8 @@ class NodeRecord(BaseModel):
     options: list[str]
     treatments: list[Treatment]
     typed: dict[str, Any]
+    # a question box's keys that boxes beside it differ on and its arrows do not branch: checked on the box itself
+    contrast_keys: list[str] = []
 
     @property
     def question(self) -> bool:
@@ -96,6 +98,7 @@ def read_version(graph: Graph, guideline: str, version: str) -> VersionView:
         known = ", ".join(f"{v.guideline} {v.version}" for v in loaded_versions(graph)) or "none"
         raise UnknownGuidelineVersionError(f"guideline {guideline!r} version {version!r} is not loaded in the graph "
                                            f"(loaded: {known}); build it first with `dkg build`")
-    nodes = [NodeRecord.model_validate({**r, "typed": _typed(r.pop("props"))}) for r in graph.read(q["nodes"], params)]
+    nodes = [NodeRecord.model_validate({**r, "contrast_keys": list(r["props"].get("contrast_keys") or []),
+                                        "typed": _typed(r.pop("props"))}) for r in graph.read(q["nodes"], params)]
     edges = [EdgeRecord.model_validate({**r, "typed": _typed(r.pop("props"))}) for r in graph.read(q["edges"], params)]
     return VersionView(info=VersionInfo.model_validate(rows[0]), nodes=nodes, edges=edges)
