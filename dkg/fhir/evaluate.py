@@ -43,7 +43,7 @@ class PlanNode:
     action_id: str
     title: str
     kinds: frozenset[str]
-    conditions: tuple[Condition, ...]
+    conditions: tuple[Condition, ...]  # what a path checks on the node (a question box: its contrast keys only)
     transitions: tuple[Transition, ...]
     treatments: tuple[str, ...]
     pages: tuple[str, ...]
@@ -51,12 +51,6 @@ class PlanNode:
     @property
     def is_step(self) -> bool:
         return "step" in self.kinds
-
-    @property
-    def checked(self) -> tuple[Condition, ...]:
-        """The node's own conditions a path checks: a question box exports only those on its contrast keys (the
-        rest are on its answers)."""
-        return self.conditions
 
 
 def _conditions(action: dict[str, Any]) -> tuple[Condition, ...]:
@@ -182,7 +176,7 @@ class Plan:
         walk = _Walk(truth, self.stated_keys(patient), self.max_paths)
         for root in self.roots:
             node = self.nodes[root]
-            self._walk(walk, node, [c.key for c in node.checked],
+            self._walk(walk, node, [c.key for c in node.conditions],
                        [PathHop(action_id=root, title=node.title, via="", satisfied=[])], set())
         stated = sorted(walk.stated)
         if not walk.ends:
@@ -205,7 +199,7 @@ class Plan:
             if t.action_id in used:
                 continue
             target = self.nodes[t.target]
-            conditions = t.conditions + target.checked
+            conditions = t.conditions + target.conditions
             if not all(walk.truth(c) for c in conditions):
                 unstated = [c for c in conditions if c.key not in walk.stated]
                 if unstated and all(walk.truth(c) for c in conditions if c.key in walk.stated):
@@ -218,9 +212,9 @@ class Plan:
                                 "(DKG_FHIR_MAX_PATHS); is the pathway cyclic?")
             hop = PathHop(action_id=target.action_id, title=target.title, via=t.title,
                           satisfied=[c.text for c in conditions])
-            next_keys = keys + [c.key for c in t.conditions] + [c.key for c in target.checked]
+            next_keys = keys + [c.key for c in t.conditions] + [c.key for c in target.conditions]
             if target.is_step:
-                last = t.conditions or node.checked
+                last = t.conditions or node.conditions
                 if last and all(c.key in walk.stated for c in last):
                     ks = set(next_keys)
                     walk.ends.append((len(ks - walk.stated), len(ks & walk.stated), target.action_id, path + [hop]))
