@@ -122,7 +122,7 @@ class TextToCypherService:
         refused = refused_facts(text)
         if refused:  # never answer for a patient other than the one described
             return f"I could not use: {'; '.join(r.note for r in refused)}; correct it and ask again"
-        beyond = out_of_scope(text)
+        beyond = out_of_scope(self._without_treatment_names(text))
         if beyond:
             return f"out of scope: {beyond} (route: text-to-Cypher over the decision graph; no step answers it)"
         other = unknown_diseases(text)
@@ -135,6 +135,19 @@ class TextToCypherService:
             return (f"out of scope: the question names no guideline topic the decision knowledge graph covers "
                     f"(known guidelines: {self.topics_list()})")
         return None
+
+    def _without_treatment_names(self, text: str) -> str:
+        """``text`` (lower case) with the named guidelines' own treatment options blanked: an option the graph
+        holds ('VDC/IE with dose adjustment and dexrazoxane') is a step of the pathway, not a dosing request."""
+        lowered = text.lower()
+        for guideline in detect_guidelines(text):
+            try:
+                names = self.treatments(guideline, self.version_of(guideline))
+            except DKGError:  # not loaded: the screen after this one says so
+                continue
+            for name in sorted(names, key=len, reverse=True):
+                lowered = lowered.replace(name.lower(), " ")
+        return lowered
 
     @staticmethod
     def topics_list() -> str:

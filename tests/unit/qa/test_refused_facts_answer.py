@@ -5,9 +5,13 @@ from __future__ import annotations
 from dkg.qa.service import TextToCypherService
 
 
-def _screen(question: str) -> str | None:
-    # screen() reads only the question: no model, graph or settings are needed to call it
-    return TextToCypherService.__new__(TextToCypherService).screen(question)
+def _screen(question: str, options: tuple[str, ...] = ()) -> str | None:
+    # screen() reads the question and the named guideline's treatment options; no model or graph is needed
+    service = TextToCypherService.__new__(TextToCypherService)
+    service.versions = {}
+    service.version_of = lambda guideline: "1.2026"  # type: ignore[method-assign]
+    service.treatments = lambda guideline, version: list(options)  # type: ignore[method-assign]
+    return service.screen(question)
 
 
 def test_impossible_age_is_named_in_the_refusal() -> None:
@@ -23,3 +27,14 @@ def test_negative_age_is_named_in_the_refusal() -> None:
 
 def test_possible_age_is_not_refused() -> None:
     assert _screen("What is the next step for a 70-year-old man with Ph+ ALL?") is None
+
+
+def test_an_option_the_graph_holds_is_no_dosing_request() -> None:
+    option = "vdc/ie with dose adjustment and dexrazoxane"
+    asked = "Ewing sarcoma, localized, 81 years old: is VDC/IE with dose adjustment and dexrazoxane advisable?"
+    assert _screen(asked, (option,)) is None
+    # the same words without the graph's option are a dosing question
+    reason = _screen(asked)
+    assert reason is not None and "drug dosing" in reason
+    reason = _screen("Ewing sarcoma on VDC/IE: what dose adjustment of doxorubicin?", (option,))
+    assert reason is not None and "drug dosing" in reason
