@@ -6,6 +6,7 @@ unsafe-query suite against the real Neo4j, and writes flat figures to bench/resu
     python bench/qa_bench.py --clinician-only            # only the human-written clinician questions
     python bench/qa_bench.py --compare DIR [DIR ...]      # trained text-to-Cypher models side by side
     python bench/qa_bench.py --baseline-clinician        # the no-DKG baseline on the clinician questions
+    python bench/qa_bench.py --gold-targets              # grounding + walk alone: the gold target as the beam
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ def main() -> None:
                                                                "questions (run once, to report)")
     parser.add_argument("--dataset", type=Path, default=None,
                         help="with --compare: the CPG-QA file whose test split is scored (default: the shipped one)")
+    parser.add_argument("--gold-targets", action="store_true",
+                        help="score the test splits with each item's gold target as the only beam (no model): "
+                             "grounding and the walk alone")
     parser.add_argument("--baseline-clinician", action="store_true",
                         help="score the no-DKG baseline (models/baseline-answer) on the clinician questions")
     args = parser.parse_args()
@@ -94,7 +98,9 @@ def main() -> None:
     with LocalNeo4jServer(settings).running():
         with Graph(settings) as graph:
             ensure_graph(graph, GenConfig(), say)
-        if args.compare:
+        if args.gold_targets:
+            run_gold_targets(settings)
+        elif args.compare:
             run_compare(settings, args.compare, args.limit, args.heldout, args.dataset)
         elif args.clinician_only:
             run_clinician(settings, args.label, args.model_dir)
@@ -198,6 +204,34 @@ def model_figures(settings: Settings, model_dir: Path, items: list[QAItem], limi
         "int8": float(bool(service.model.meta.get("int8"))),
     })
     return figures
+
+
+class GoldTargetService(TextToCypherService):
+    """The service with each item's own target (the query head the model learns) as its only beam: what grounding,
+    the walk and the answer checks score without the model, i.e. the ceiling a perfect model would reach."""
+
+    def __init__(self, settings: Settings, items: list[QAItem], versions: dict[str, str]) -> None:
+        super().__init__(settings, versions=versions, rules_only=True)
+        self._targets = {item.question: item.target for item in items}
+
+    def decode(self, question: str) -> list[str]:
+        target = self._targets.get(question)
+        return [target] if target is not None else []
+
+
+def run_gold_targets(settings: Settings) -> None:
+    """Score the test + unseen items with their gold targets; keys gold_target_* in bench/results/qa.json."""
+    items, _ = ensure_dataset(settings, on_progress=say)
+    scored = [i for i in items if i.split in ("test", "test_unseen")]
+    with GoldTargetService(settings, scored, {i.guideline: i.version for i in items}) as service:
+        report = evaluate(service, None, scored, say)
+    w = report["with_dkg"]
+    figures = {"gold_target_accuracy_test": w["test"]["accuracy"],
+               "gold_target_accuracy_unseen_templates": w["unseen_templates"]["accuracy"]}
+    figures.update({f"gold_target_accuracy_{name.replace('test/guideline=', 'test_')}": m["accuracy"]
+                    for name, m in w.items() if name.startswith("test/guideline=")})
+    update_results(figures)
+    print(json.dumps(figures, indent=2))
 
 
 def run_compare(settings: Settings, folders: list[Path], limit: int, heldout: bool, dataset: Path | None) -> None:
