@@ -27,7 +27,7 @@ from dkg.graph.db import Graph  # noqa: E402
 from dkg.qa import clinician  # noqa: E402
 from dkg.qa.baseline_eval import run_baseline  # noqa: E402
 from dkg.qa.dataset import GenConfig, QAItem, dataset_hash, load_dataset  # noqa: E402
-from dkg.qa.evaluate import evaluate, percentile, plot  # noqa: E402
+from dkg.qa.evaluate import breakdown, evaluate, percentile, plot, run_with_dkg  # noqa: E402
 from dkg.qa.safety import SafeExecutor  # noqa: E402
 from dkg.qa.seq2seq import Seq2Seq, answer_threads  # noqa: E402
 from dkg.qa.service import TextToCypherService  # noqa: E402
@@ -224,8 +224,15 @@ def run_gold_targets(settings: Settings) -> None:
     items, _ = ensure_dataset(settings, on_progress=say)
     scored = [i for i in items if i.split in ("test", "test_unseen")]
     with GoldTargetService(settings, scored, {i.guideline: i.version for i in items}) as service:
-        report = evaluate(service, None, scored, say)
-    w = report["with_dkg"]
+        rows = run_with_dkg(service, scored, say)
+    w = breakdown(rows)
+    by_id = {item.id: item for item in scored}
+    errors = [{"id": r["id"], "split": r["split"], "guideline": r["guideline"], "question_type": r["question_type"],
+               "question": by_id[r["id"]].question, "expected_node": by_id[r["id"]].expected_node,
+               "expected_answer": r["reference"], "answer": r["prediction"], "no_answer": r["no_answer"]}
+              for r in rows if not r["correct"]]
+    # the items to look at when the walk changes: every wrong one, with what it answered instead
+    (RESULTS / "qa-gold-target-errors.json").write_text(json.dumps(errors, indent=1) + "\n", encoding="utf-8")
     figures = {"gold_target_accuracy_test": w["test"]["accuracy"],
                "gold_target_accuracy_unseen_templates": w["unseen_templates"]["accuracy"]}
     figures.update({f"gold_target_accuracy_{name.replace('test/guideline=', 'test_')}": m["accuracy"]
