@@ -39,7 +39,8 @@ def ground_treatment(treatment: str, question: str, known: list[str] | None = No
     t = _norm(treatment)
     if t and (t in q or (fuzz.partial_ratio(t, q) >= 92 and len(t) >= 5)) and is_known_treatment(t, known):
         return t, None
-    found = treatment_in_question(question, known or [])
+    # patient facts are never the treatment ('ECOG performance status 3' names no option 'status')
+    found = treatment_in_question(_masked_facts(question, known), known or [])
     if found:
         return found, f"treatment {treatment!r} not a known treatment in the question; used {found!r} from the question"
     if t and t in q:
@@ -74,7 +75,7 @@ _STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", 
                    "induction", "consolidation", "maintenance", "assessment", "staging", "workup", "recommended",
                    "options", "response", "standard", "therapies", "treatments", "pediatric", "reduced",
                    "interval", "modified", "multiagent", "intensified", "guideline", "guidelines", "pathway",
-                   "high-dose", "low-dose"})
+                   "high-dose", "low-dose", "during", "status", "necrosis"})
 
 
 def treatment_in_question(question: str, known: list[str]) -> str | None:

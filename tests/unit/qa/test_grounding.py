@@ -57,3 +57,29 @@ def test_fallback_does_not_take_fact_words_for_a_treatment() -> None:
     s = fallback_sketch("A man with bone sarcoma and lung metastases. Guideline says to do what now?", "bone",
                         known, {"metastasis": "lung"})
     assert s is not None and s.qtype.value == "next_step"
+
+
+_BONE_OPTIONS = ["clinical trial", "palliative radiotherapy", "best supportive care",
+                 "pathology review of necrosis and margins", "school and work support during therapy",
+                 "immediate local control by surgery"]
+
+
+def test_a_stated_fact_is_never_the_treatment_found_instead() -> None:
+    # the decoded treatment is not in the question: the one found instead is never a patient-fact word
+    with pytest.raises(GroundingError, match="does not appear in the question"):
+        ground("WITH 'bone' AS guideline, 'radiotherapy boost' AS treatment, {age: $age, histology: $histology, "
+               "performance_status: $performance_status} AS facts // advise",
+               "Would it be in line with the guideline for a person in their teens with Ewing sarcoma, "
+               "ECOG performance status 3 and disease progression?", _BONE_OPTIONS + ["restaging of disease status"])
+
+
+def test_a_stated_fact_is_never_the_treatment() -> None:
+    g = ground("WITH 'bone' AS guideline, {age: $age, histology: $histology, necrosis: $necrosis} AS facts "
+               "// next_step", "A woman aged 19 has osteosarcoma, necrosis of 15%, clear margins. What is the "
+               "guideline-recommended approach?", _BONE_OPTIONS)
+    assert g.sketch.qtype.value == "next_step" and g.sketch.treatment is None
+    # a function word of an option's text names no option either
+    g = ground("WITH 'bone' AS guideline, {age: $age, histology: $histology} AS facts // next_step",
+               "A man of 17 with Ewing sarcoma and progressive disease. The patient asks about work during "
+               "therapy. How would you proceed?", _BONE_OPTIONS)
+    assert g.sketch.qtype.value == "next_step" and g.sketch.treatment is None
