@@ -122,7 +122,8 @@ class TextToCypherService:
         refused = refused_facts(text)
         if refused:  # never answer for a patient other than the one described
             return f"I could not use: {'; '.join(r.note for r in refused)}; correct it and ask again"
-        beyond = out_of_scope(self._without_treatment_names(text))
+        found = detect_guidelines(text)
+        beyond = out_of_scope(self._without_treatment_names(text, found))
         if beyond:
             return f"out of scope: {beyond} (route: text-to-Cypher over the decision graph; no step answers it)"
         other = unknown_diseases(text)
@@ -131,16 +132,16 @@ class TextToCypherService:
         if other and not named_guidelines(text):
             return (f"the question is about {other[0]!r}, which no loaded guideline covers "
                     f"(known guidelines: {self.topics_list()})")
-        if not detect_guidelines(text):
+        if not found:
             return (f"out of scope: the question names no guideline topic the decision knowledge graph covers "
                     f"(known guidelines: {self.topics_list()})")
         return None
 
-    def _without_treatment_names(self, text: str) -> str:
+    def _without_treatment_names(self, text: str, guidelines: list[str]) -> str:
         """``text`` (lower case) with the named guidelines' own treatment options blanked: an option the graph
         holds ('VDC/IE with dose adjustment and dexrazoxane') is a step of the pathway, not a dosing request."""
         lowered = text.lower()
-        for guideline in detect_guidelines(text):
+        for guideline in guidelines:
             try:
                 names = self.treatments(guideline, self.version_of(guideline))
             except DKGError:  # not loaded: the screen after this one says so
