@@ -22,6 +22,24 @@ _FROM_STARTS = "MATCH (root:Node {guideline: guideline, version: $version})\nWHE
 
 
 @dataclass(frozen=True)
+class WalkSettings:
+    """What the patient walk takes as evidence of where the patient is now."""
+
+    # keys whose stated value holds for the whole course (the age at diagnosis): a later test of one is no sign
+    # that the path's treatments were given; any other stated fact tested anew later on the path is, whether
+    # categorical ('new cardiac dysfunction during therapy') or a number measured now (ECOG 3-4 at progression)
+    course_constant_keys: tuple[str, ...] = ("age",)
+
+
+WALK_SETTINGS = WalkSettings()
+
+
+def state_keys(settings: WalkSettings = WALK_SETTINGS) -> list[str]:
+    """The vocabulary keys a later test of which is evidence for the actions before it (see ``_UNEVIDENCED``)."""
+    return sorted(k for k in VOCABULARY if k not in settings.course_constant_keys)
+
+
+@dataclass(frozen=True)
 class PositionTests:
     """The stated facts that place a patient inside the flowchart, as (key, value) tests. Once a course event is
     stated (a relapse), the other course facts describe the course after it: the walk starts only in front of
@@ -95,7 +113,7 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
         "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
         "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
         "event_keys": sorted(course_events().event),
-        "categorical_keys": sorted(k for k, spec in VOCABULARY.items() if spec.kind is KeyKind.CATEGORICAL)}
+        "state_keys": state_keys()}
 
 
 def constraint_key(constraint: str) -> str:
@@ -172,8 +190,8 @@ def _news(candidates: str, i: str) -> str:
 # on the path, was done ($done); or the conditions right after it (the arrow out of it and the decision it enters,
 # or that decision's arrows) test a stated fact anew (_news: an assessment whose findings are stated, 'Before
 # induction: ECOG, comorbidity review' then 'age 40-64, no comorbidities'); or a stated course fact (position_keys:
-# a response, a margin, a relapse), or a stated categorical fact the path has not tested before it ('new cardiac
-# dysfunction during therapy'; not a number such as the age at diagnosis), is tested anywhere after it. Only
+# a response, a margin, a relapse), or another stated fact the path has not tested before it (WalkSettings: 'new
+# cardiac dysfunction during therapy', ECOG 3-4; not the age at diagnosis), is tested anywhere after it. Only
 # actions the path later leaves the page of count (a link box is one node with the entry it leads to, so a node
 # may be on two pages): a walk running past an action without evidence onto the next page (a treatment never said
 # to be given, then the survivorship page re-testing the histology and the age) is not where the patient is now;
@@ -191,7 +209,7 @@ _UNEVIDENCED = (
     "AND NOT "
     + _news(_AFTER, "i") + " AND NOT any(j IN range(i, size(rs) - 1) WHERE any(c IN " + _tests("j")
     + " WHERE " + _key("c") + " IN keys(facts) AND (" + _key("c") + " IN keys($position_weights) OR ("
-    + _key("c") + " IN $categorical_keys AND NOT " + _key("c") + " IN coalesce($prefix_keys[ns[0].uid], []) AND NOT "
+    + _key("c") + " IN $state_keys AND NOT " + _key("c") + " IN coalesce($prefix_keys[ns[0].uid], []) AND NOT "
     + _key("c") + " IN reduce(acc = [], x IN reduce(l = [], j2 IN range(0, i - 1) | l + " + _tests("j2") + ") | acc + "
     + _key("x") + ")))))]) + "
     "CASE WHEN " + _news(_AFTER_END, "size(ns) - 1") + " OR size([(t)-[:NEXT_STEP]->(d) WHERE d.uid IN $done | d]) "

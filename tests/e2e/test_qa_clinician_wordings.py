@@ -165,3 +165,13 @@ def test_a_subtype_does_not_start_behind_an_arrow_that_excludes_another(rules_se
     answer = rules_service.answer("Stage IV papillary renal cell carcinoma. What systemic options?")
     boxes = clinician.box_uids("kidney", "1.2026")
     assert answer.matched_nodes == [boxes["kid5_tx_pap"]]
+
+
+def test_a_performance_status_measured_now_places_the_patient(rules_service: TextToCypherService) -> None:
+    # ECOG 3-4 is tested only on the relapsed/refractory page: stated with a progression, it is evidence that the
+    # treatment before that page was given, so the answer is the palliative step there, not the progression step
+    # of the induction page (which ignores the stated ECOG)
+    answer = rules_service.answer("17M with localised Ewing sarcoma of the femur, progressing on treatment, now "
+                                  "ECOG 4 and mostly bed-bound. What now?")
+    boxes = clinician.box_uids("bone", "1.2026")
+    assert answer.matched_nodes == [boxes["b10_pall"]]

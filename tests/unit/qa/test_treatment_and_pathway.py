@@ -11,7 +11,7 @@ from dkg.qa.grounding import (
     ground_treatment,
     treatment_in_question,
 )
-from dkg.qa.pathway import PositionTests, cypher_from_starts
+from dkg.qa.pathway import PositionTests, WalkSettings, cypher_from_starts, state_keys
 from dkg.qa.queries import QuerySketch, QuestionType
 
 KNOWN = ["bone marrow aspirate and biopsy: morphology, flow cytometry immunophenotype, karyotype, fish",
@@ -71,8 +71,8 @@ def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
         assert ("ORDER BY unknown ASC, positional DESC, events DESC, done ASC, unevidenced ASC, known DESC, dead ASC, "
                 "passed ASC, tested DESC" in text)
         assert "AS unevidenced" in text and "r.unevidenced = ranked[0].unevidenced" in text
-        # a stated categorical fact tested later (not the age) is evidence for the actions before it
-        assert "IN $categorical_keys" in text
+        # a stated fact tested later (not the age) is evidence for the actions before it
+        assert "IN $state_keys" in text
         assert "$prefix_keys[ns[0].uid]" in text and "$prefix_passed[ns[0].uid]" in text
         # blocked question boxes are not entered; arrows of a branch that does not matter may be crossed
         assert "NOT b.uid IN $blocked_boxes" in text and "a.uid + '>' + b.uid IN $indifferent" in text
@@ -128,3 +128,10 @@ def test_the_guideline_topic_and_dose_words_are_not_the_treatment_asked_about() 
              "High-dose busulfan-melphalan with stem cell rescue"]
     question = "In which patients does the bone sarcoma guideline use high-dose busulfan-melphalan?"
     assert asked_treatment(question, known) == "busulfan"
+
+
+def test_every_stated_fact_but_the_course_constants_is_evidence_of_the_course() -> None:
+    keys = state_keys()
+    assert "performance_status" in keys and "response" in keys and "histology" in keys
+    assert "age" not in keys
+    assert "performance_status" not in state_keys(WalkSettings(course_constant_keys=("age", "performance_status")))
