@@ -49,3 +49,11 @@ def test_the_150_dpi_scan_that_crashed_the_reader_is_read(tmp_path: Path) -> Non
     messages = [i.message for i in result.issues]
     assert not any("could not be read" in m for m in messages), messages
     assert len(result.edges) >= 3
+
+
+def test_a_branch_label_read_glued_to_its_arrow_labels_that_arrow(tmp_path: Path) -> None:
+    # "Chest Pain / SOB / Dizziness? <- YES <- "Sinus Tach"": tesseract reads the left arrow and the label as one
+    # low-confidence word ('<—yYES'); cut down to YES, it is the label of the line broken for it
+    result = parse_pdf(_scan(tmp_path, "smog-46", 200))
+    edges = {(e.head, e.tail): e.label for e in result.edges}
+    assert edges.get(("\u201cSinus Tach\u201d", "Chest Pain / SOB / Dizziness?")) == "YES", sorted(edges)

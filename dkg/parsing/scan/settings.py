@@ -93,6 +93,9 @@ class ScanSettings:
     bar_word_gap: float = 0.5
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
+    # a capitalised branch label read glued to the arrow running into it (smog-46 ``<—yYES``, confidence 46) is
+    # kept, cut down to the label, when read with at least this confidence
+    glued_label_min_conf: float = 30.0
     # a word outside the boxes this many times taller than the median confidently read word (conf at least
     # ``free_tall_conf``) and read with less confidence than that is a slanted arrow read as text, not a word
     free_tall_ratio: float = 2.0
@@ -109,9 +112,11 @@ class ScanSettings:
     hybrid_legacy_edges: int = 3
     # assembly of the pipeline's pages: its shapes are box insides grown by ``border_pt``, so boxes stacked
     # edge to edge (each with its own outline) overlap by two borders; unlike the rule-based reader's traced
-    # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box; and its
-    # connectors are traced networks, so stroke ends on two sides of a branch word are a line broken for it
-    pipeline_assembly: AssemblySettings = AssemblySettings(label_broken_line_scanned=True)
+    # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box; its
+    # connectors are traced networks, so stroke ends on two sides of a branch word are a line broken for it; a
+    # label's OCR box is cut from a word read glued to its arrow, so it may stand a little further from the
+    # strokes than a born-digital label's (smog-46 ``YES`` 11 pt from the head pointing at it)
+    pipeline_assembly: AssemblySettings = AssemblySettings(label_broken_line_scanned=True, label_on_connector=12.0)
 
 
 DEFAULT_SETTINGS = ScanSettings()

@@ -3,6 +3,7 @@ boxes (sparse text: connector labels, titles, page codes)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -175,6 +176,41 @@ def drop_tall_noise(data: dict[str, list[Any]], settings: ScanSettings) -> dict[
     return {**data, "conf": conf}
 
 
+_ARROW_READS = re.escape("<>\u2014\u2013\u2190\u2192-=+\u00ab\u00bb~_|")  # what tesseract makes of an arrow
+# a word read as arrow signs (and a stray small letter for its head) before or after a label
+_GLUED = re.compile(rf"([{_ARROW_READS}]+[a-z]?)?([A-Za-z]+)([{_ARROW_READS}]+)?")
+
+
+def unglued_branch_labels(data: dict[str, list[Any]], settings: ScanSettings) -> dict[str, list[Any]]:
+    """The word table with each branch label read glued to the arrow running into it (``<—yYES``: the shaft and
+    head read as signs and a stray letter, which costs the word its confidence) cut down to the label: the word's
+    box keeps the label's share of its width, and it counts as read with ``min_free_conf``.
+
+    >>> d = {"text": ["<\u2014yYES", "<+\u2014", "Yes"], "conf": [46, 23, 30], "left": [0, 50, 90], "top": [0, 0, 0],
+    ...      "width": [60, 20, 30], "height": [10, 10, 10]}
+    >>> out = unglued_branch_labels(d, ScanSettings())
+    >>> out["text"], out["conf"], out["left"], out["width"]
+    (['YES', '<+\u2014', 'Yes'], [50.0, 23, 30], [30, 50, 90], [30, 20, 30])
+    """
+    assembly = settings.pipeline_assembly
+    out = {k: list(v) for k, v in data.items()}
+    for i, raw in enumerate(data.get("text", [])):
+        word = str(raw).strip()
+        conf = float(data["conf"][i])
+        match = _GLUED.fullmatch(word)
+        if (match is None or not (match.group(1) or match.group(3)) or conf >= settings.min_free_conf
+                or conf < settings.glued_label_min_conf or not match.group(2).isupper()
+                or not assembly.is_branch_label(match.group(2))):
+            continue
+        label = match.group(2)
+        left, width = int(data["left"][i]), int(data["width"][i])
+        start = left + round(width * match.start(2) / len(word))
+        end = left + round(width * match.end(2) / len(word))
+        out["text"][i], out["conf"][i] = label, settings.min_free_conf
+        out["left"][i], out["width"][i] = start, end - start
+    return out
+
+
 def free_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings) -> list[Token]:
     """Words outside the shapes (connector labels, titles, footers), with the boxes blanked out."""
     image = page.gray.copy()
@@ -183,6 +219,7 @@ def free_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSetting
         x0, y0, x1, y1 = shape.cover
         image[max(0, y0): min(h, y1), max(0, x0): min(w, x1)] = 255
     data = drop_tall_noise(_image_to_data(image, settings.free_psm, settings.ocr_timeout_s), settings)
+    data = unglued_branch_labels(data, settings)
     return [t for t in words_to_tokens(data, (0, 0), page.ppt, settings.min_free_conf, settings)
             if not t.text.strip() or any(c.isalnum() for c in t.text)]
 
