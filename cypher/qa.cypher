@@ -65,12 +65,12 @@ ORDER BY unknown ASC, known DESC
 WITH treatment, collect({t: t, known: known, unknown: unknown}) AS ranked
 UNWIND [r IN ranked WHERE r.known = ranked[0].known AND r.unknown = ranked[0].unknown] AS best
 WITH DISTINCT treatment, best.t AS t
-RETURN t.uid AS uid, t.content AS content, t.options AS options,
-       any(o IN t.options WHERE toLower(o) CONTAINS treatment) AS advisable;
+RETURN t.uid AS uid, t.content AS content, t.options AS options, coalesce(t.option_details, []) AS option_details,
+       any(o IN t.options + coalesce(t.option_details, []) WHERE toLower(o) CONTAINS treatment) AS advisable;
 
 // name: conditions
 MATCH (d:Node)-[r:NEXT_STEP]->(t:Action {guideline: guideline, version: $version})
-WHERE any(o IN t.options WHERE toLower(o) CONTAINS treatment)
+WHERE any(o IN t.options + coalesce(t.option_details, []) WHERE toLower(o) CONTAINS treatment)
   AND (size(r.constraints) > 0 OR (d:Decision AND NOT d.content ENDS WITH '?'))
 RETURN DISTINCT d.uid AS uid, d.content AS content,
        CASE WHEN size(r.constraints) > 0 THEN r.constraints ELSE d.constraints END AS constraints,
@@ -132,6 +132,7 @@ ORDER BY known DESC, size(unknown) ASC
 WITH treatment, collect({t: t, known: known, unknown: unknown}) AS ranked
 UNWIND [r IN ranked WHERE r.known = ranked[0].known AND size(r.unknown) = size(ranked[0].unknown)] AS best
 WITH treatment, best.t AS t, collect(best.unknown) AS assumed
-RETURN t.uid AS uid, t.content AS content, t.options AS options, assumed[0] AS assumed,
-       any(o IN t.options WHERE toLower(o) CONTAINS treatment) AS advisable;
+RETURN t.uid AS uid, t.content AS content, t.options AS options, coalesce(t.option_details, []) AS option_details,
+       assumed[0] AS assumed,
+       any(o IN t.options + coalesce(t.option_details, []) WHERE toLower(o) CONTAINS treatment) AS advisable;
 

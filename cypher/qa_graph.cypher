@@ -4,7 +4,7 @@
 // name: version_nodes
 MATCH (n:Node {guideline: $g, version: $v})
 RETURN n.uid AS uid, n.content AS content, n:Decision AS decision, n.constraints AS constraints,
-       n.options AS options;
+       n.options AS options, coalesce(n.option_details, []) AS option_details;
 
 // name: version_edges
 MATCH (a:Node {guideline: $g, version: $v})-[r:NEXT_STEP]->(b:Node)
@@ -16,5 +16,5 @@ RETURN g.version AS v;
 
 // name: treatment_options
 MATCH (t:Action {guideline: $g, version: $v})
-UNWIND t.options AS o
+UNWIND t.options + coalesce(t.option_details, []) AS o
 RETURN DISTINCT toLower(o) AS o;

@@ -18,6 +18,7 @@ from dkg.graph.model import (
     node_key,
     node_uid,
     normalise_content,
+    option_details,
     treatment_options,
 )
 from dkg.types import (
@@ -131,6 +132,10 @@ class BuildInput:
         contrast = self.contrast_keys()
         if contrast:  # and for a flowchart without question boxes side by side
             content["contrast_keys"] = contrast
+        details = sorted((n.key, option_details(n.content)) for n in self.nodes.values()
+                         if not n.is_decision and option_details(n.content))
+        if details:  # and for one whose footnotes list no options
+            content["option_details"] = details
         payload = json.dumps(content, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
 
@@ -178,6 +183,7 @@ class BuildInput:
                 "pages": sorted(node.pages),
                 "box_ids": sorted(node.box_ids),
                 "options": [] if node.is_decision else treatment_options(node.content),
+                "option_details": [] if node.is_decision else option_details(node.content),
             }
             rows.append({"uid": node_uid(self.guideline, self.version, node.key), "props": props,
                          "decision": node.is_decision})

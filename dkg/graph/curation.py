@@ -27,6 +27,7 @@ from dkg.graph.model import (
     canonical_constraints,
     constraint_property_names,
     constraints_to_properties,
+    option_details,
     refuse_two_bounds_on_one_side,
     treatment_options,
 )
@@ -244,6 +245,7 @@ class Curator:
         if change.content is not None:
             props["content"] = change.content
             props["options"] = [] if canonical else treatment_options(change.content)
+            props["option_details"] = [] if canonical else option_details(change.content)
         return {
             "uid": change.uid,
             "expected_rev": change.expected_rev,

@@ -206,18 +206,62 @@ def _canonical(constraints: tuple[Constraint, ...]) -> tuple[str, ...]:
 _OPTION_SPLIT = re.compile(r"\s+or\s+|;\s+", re.IGNORECASE)
 
 
-def treatment_options(content: str) -> list[str]:
-    """Options of an action box: its text split on top-level " or " (parenthesised footnotes removed)."""
+def _split_parentheses(content: str) -> tuple[str, list[str]]:
+    """(the text outside any parenthesis, the text of each top-level parenthesis)."""
     depth = 0
     flat: list[str] = []
+    inner: list[str] = []
+    groups: list[str] = []
     for char in content:
         if char == "(":
             depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
-        elif depth == 0:
+            if depth == 1:
+                inner = []
+                continue
+        elif char == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                groups.append("".join(inner))
+                continue
+        if depth == 0:
             flat.append(char)
-    text = normalise_content("".join(flat))
+        else:
+            inner.append(char)
+    return "".join(flat), groups
+
+
+def treatment_options(content: str) -> list[str]:
+    """Options of an action box: its text split on top-level " or " (parenthesised footnotes removed)."""
+    text = normalise_content(_split_parentheses(content)[0])
     options = [normalise_content(o).strip(" ,.;:") for o in _OPTION_SPLIT.split(text)]
     return [o for o in options if o]
+
+
+# A footnote that lists what an option stands for: "(Options include irinotecan with temozolomide, …)",
+# "(Donor options: matched sibling, …)", "(… products include tisagenlecleucel and …)".
+_LIST_CUE = re.compile(r"\b(?:includes?|including|such as|e\.g\.,?|for example)\s+|^[^:]{0,40}\boptions?:\s*",
+                       re.IGNORECASE)
+# where the list ends: a clause after it ("…, followed by grafting") is not one of its items
+_LIST_END = re.compile(r",?\s+(?:followed by|then|given|before|after|usually|typically)\b|[;.]\s", re.IGNORECASE)
+_ITEM_SPLIT = re.compile(r",\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+", re.IGNORECASE)
+
+
+def option_details(content: str) -> list[str]:
+    """The treatments an action box's footnotes list for its options, e.g. "irinotecan with temozolomide" of
+    "second-line chemotherapy (Options include irinotecan with temozolomide, …)": each item of a parenthesised
+    list introduced by "include", "such as", "e.g." or "options:". A question naming one of them asks about
+    that option, though the box's own text does not name it."""
+    details: list[str] = []
+    for group in _split_parentheses(content)[1]:
+        cue = _LIST_CUE.search(group)
+        if cue is None:
+            continue
+        listed = group[cue.end():]
+        end = _LIST_END.search(listed)
+        listed = listed[:end.start()] if end else listed
+        for item in _ITEM_SPLIT.split(listed):
+            item = normalise_content(item).strip(" ,.;:")
+            if item and item.casefold() not in {d.casefold() for d in details}:
+                details.append(item)
+    return details
 

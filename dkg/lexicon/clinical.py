@@ -193,6 +193,9 @@ class CourseEvents(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     event: dict[str, list[str]] = Field(default_factory=dict)
+    onset: dict[str, list[str]] = Field(
+        default_factory=dict, description="values saying the course has just begun (a new diagnosis): they place a "
+        "patient only where a decision names them, never at a test that excludes another value")
     resets: list[str] = Field(default_factory=list)
     history_wordings: list[str] = Field(default_factory=list)
     restated_by: dict[str, dict[str, list[str]]] = Field(
@@ -200,7 +203,7 @@ class CourseEvents(BaseModel):
 
     @model_validator(mode="after")
     def _keys(self) -> CourseEvents:
-        for key, values in self.event.items():
+        for key, values in (*self.event.items(), *self.onset.items()):
             _check_key(key)
             for value in values:
                 _check_value(key, value)

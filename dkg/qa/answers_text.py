@@ -23,6 +23,11 @@ def _text(qtype: QuestionType, rows: list[dict[str, Any]], treatment: str | None
     if qtype is QuestionType.ADVISE:
         row = rows[0]
         if row.get("advisable"):
+            named = str(treatment or "").lower()
+            if named and not any(named in str(o).lower() for o in row.get("options") or []) and \
+                    any(named in str(o).lower() for o in row.get("option_details") or []):
+                return (f"Yes: {treatment} is one of the options this step's footnote lists. "
+                        f"Recommended: {row['content']}")
             return f"Yes: {treatment} is among the recommended options. Recommended: {row['content']}"
         return f"No: {treatment} is not recommended here. Recommended instead: {row['content']}"
     return " | ".join(f"{r['content']} (conditions: {', '.join(r['constraints']) or 'none'})" for r in rows)

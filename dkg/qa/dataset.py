@@ -574,7 +574,9 @@ class DatasetBuilder:
             self.stats["rejected_mismatch"] += 1
             return out
         own = _treatment_phrases(target["options"] or [])
-        others = [p for p in all_phrases if not any(p in o.casefold() for o in target["options"] or [])]
+        # a phrase the target's footnotes list ("irinotecan with temozolomide") is advisable there too
+        named = (target["options"] or []) + (target.get("option_details") or [])
+        others = [p for p in all_phrases if not any(p in o.casefold() for o in named)]
         jobs: list[tuple[QuestionType, str, str | None]] = []
         n_q = self.config.questions_per_scenario
         register = self.config.clinicians_register

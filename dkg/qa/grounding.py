@@ -4,6 +4,7 @@ question, every slot must get a value from it; otherwise the query is repaired f
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -38,6 +39,9 @@ def ground_treatment(treatment: str, question: str, known: list[str] | None = No
     q = _norm(question)
     t = _norm(treatment)
     if t and (t in q or (fuzz.partial_ratio(t, q) >= 92 and len(t) >= 5)) and is_known_treatment(t, known):
+        combination = combination_in_question(t, known or [])
+        if combination and combination != t:
+            return combination, f"treatment {treatment!r} is the guideline's {combination!r}"
         return t, None
     # patient facts are never the treatment ('ECOG performance status 3' names no option 'status')
     found = treatment_in_question(_masked_facts(question, known), known or [])
@@ -78,13 +82,35 @@ _STOP = frozenset({"therapy", "treatment", "chemotherapy", "clinical", "trial", 
                    "high-dose", "low-dose", "during", "status", "necrosis"})
 
 
+_COMBINED = r"\s*(?:\+|&|/|\bplus\b|\bwith\b|\band\b)\s*"
+"""What joins the drugs of a combination: 'irinotecan with temozolomide', 'irinotecan + temozolomide'."""
+
+
+def combination_in_question(question: str, known: list[str]) -> str | None:
+    """The longest known combination of two or three drugs that the question writes in another way or order
+    ('temozolomide/irinotecan' for the guideline's 'irinotecan with temozolomide'), else None."""
+    q = _norm(question)
+    for k in sorted({_norm(k) for k in known}, key=len, reverse=True):
+        parts = [p for p in re.split(_COMBINED, k) if p]
+        if not 2 <= len(parts) <= 3 or any(not_a_treatment(p) for p in parts):
+            continue
+        for order in itertools.permutations(parts):
+            if re.search(r"(?<![a-z0-9])" + _COMBINED.join(map(re.escape, order)) + r"(?![a-z0-9])", q):
+                return k
+    return None
+
+
 def treatment_in_question(question: str, known: list[str]) -> str | None:
-    """The longest known treatment phrase the question contains (fuzzy), else its first distinctive word of a
-    known treatment (e.g. a drug name like 'ponatinib' inside 'a switch to ponatinib'), else None. Ordinary
-    words of guideline steps ('marrow', 'months') are never treatments."""
+    """The longest known treatment phrase the question contains (fuzzy, or a combination written in another
+    way), else its first distinctive word of a known treatment (e.g. a drug name like 'ponatinib' inside 'a
+    switch to ponatinib'), else None. Ordinary words of guideline steps ('marrow', 'months') are never
+    treatments."""
     q = _norm(question)
     phrases = [(len(k), _norm(k)) for k in known
                if len(k) >= 4 and not not_a_treatment(k) and fuzz.partial_ratio(_norm(k), q) >= 92]
+    combination = combination_in_question(question, known)
+    if combination:
+        phrases.append((len(combination), combination))
     if phrases:
         return max(phrases)[1]
     present: list[tuple[int, str]] = []

@@ -58,6 +58,15 @@ class PositionTests:
             and not (stated_event and k in events.resets)]
         return cls(tuple(sorted(tests)))
 
+    def query_rows(self) -> list[dict[str, str | bool]]:
+        """The ``$tests`` of the ``position_starts`` query. ``course``: the test may also be an arrow excluding
+        other values ('response != progression' places a stable response), except for a value saying the course
+        has just begun (lexicon ``course_events.onset``: a new diagnosis is not placed after surveillance by
+        'recurrence confirmed? NO')."""
+        course = clinical_lexicon().data.position_keys
+        onset = course_events().onset
+        return [{"k": k, "v": v, "course": k in course and v not in onset.get(k, [])} for k, v in self.tests]
+
 
 def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, float | str]) -> list[str]:
     """The roots of the guideline plus the nodes in front of a test of a position fact that a root reaches
@@ -75,9 +84,7 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
     out = {uid: Way(frozenset(), 0) for uid in roots}
     if not tests.tests:
         return out
-    course = clinical_lexicon().data.position_keys
-    inner = graph.read(queries["position_starts"], {**params, "tests": [{"k": k, "v": v, "course": k in course}
-                                                                         for k, v in tests.tests]})
+    inner = graph.read(queries["position_starts"], {**params, "tests": tests.query_rows()})
     candidates = sorted({r["uid"] for r in inner} - set(roots))
     # the way in is checked with the broader value of a subtype (papillary reaches the non-clear-cell page)
     checked = way_in_facts(_broader_facts(facts))
@@ -101,6 +108,9 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     ``question`` says were done, which lose a tie to the step after them)."""
     stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
     way_in = WayIn.of(graph, sketch.guideline, str(params["version"]))
+    unplaced = onset_facts_no_test_names(stated, way_in)
+    stated = {k: v for k, v in stated.items() if k not in unplaced}
+    params = {**params, **dict.fromkeys(unplaced)}
     starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in)
     checked = way_in_facts(_broader_facts(stated))
     indifferent = way_in.indifferent(checked)
@@ -114,6 +124,16 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
         "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
         "event_keys": sorted(course_events().event),
         "state_keys": state_keys()}
+
+
+def onset_facts_no_test_names(stated: dict[str, float | str], way_in: WayIn) -> set[str]:
+    """The stated keys whose value says the course has just begun (lexicon ``course_events.onset``: a new
+    diagnosis) and that no arrow or decision of the guideline tests for that value. The walk passes them as null,
+    so they pass no test of their key: a new diagnosis is no 'recurrence confirmed? NO' after surveillance
+    (``disease_status != recurrent``), which it would otherwise pass."""
+    onset = course_events().onset
+    return {k for k, v in stated.items()
+            if isinstance(v, str) and v in onset.get(k, []) and not way_in.names_value(k, v)}
 
 
 def constraint_key(constraint: str) -> str:

@@ -158,6 +158,11 @@ class WayIn:
                     best[edge.target] = way
         return best
 
+    def names_value(self, key: str, value: str) -> bool:
+        """Whether an arrow or decision tests ``key`` for ``value`` itself, not only against another value."""
+        return any(c.key == key and c.op is not Op.NE and holds(c, value)
+                   for edges in self.edges.values() for edge in edges for c in edge.tests + edge.target_tests)
+
     def blocked(self, edge: Edge, checked: WayInFacts) -> bool:
         """Whether crossing ``edge`` contradicts a stated fact or needs a course event the question does not
         state (the conditions of a question box that its arrows do not branch on count, as on the way in)."""

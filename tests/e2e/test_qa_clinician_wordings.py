@@ -175,3 +175,26 @@ def test_a_performance_status_measured_now_places_the_patient(rules_service: Tex
                                   "ECOG 4 and mostly bed-bound. What now?")
     boxes = clinician.box_uids("bone", "1.2026")
     assert answer.matched_nodes == [boxes["b10_pall"]]
+
+
+def test_a_drug_named_in_an_option_s_footnote_is_that_option(rules_service: TextToCypherService) -> None:
+    # 'second-line chemotherapy (Options include irinotecan with temozolomide, ...)': the combination, written
+    # with '+' or '/', is advisable where the step recommends second-line chemotherapy, and not at diagnosis
+    item = next(i for i in clinician.load_items(clinician.DEV_PATH) if i.id == "dev-bone-15")
+    assert clinician.run(rules_service, [item])[0].correct
+    relapse = rules_service.answer("16yo, Ewing sarcoma relapsed 10 months after diagnosis. Would "
+                                   "temozolomide/irinotecan be reasonable?")
+    assert clinician.verdict_of(relapse) == "yes", relapse.answer
+    assert "footnote" in relapse.answer
+    diagnosis = rules_service.answer("16yo, newly diagnosed localised Ewing sarcoma of the tibia, no metastases. "
+                                     "Is irinotecan + temozolomide appropriate?")
+    assert clinician.verdict_of(diagnosis) == "no", diagnosis.answer
+
+
+def test_a_new_diagnosis_starts_at_the_beginning_of_the_pathway(rules_service: TextToCypherService) -> None:
+    # 'recurrence confirmed? NO' after surveillance tests disease_status != recurrent, which a new diagnosis
+    # passes too; it is no place for a patient just diagnosed (course_events.onset)
+    answer = rules_service.answer("16yo, newly diagnosed localised Ewing sarcoma of the tibia, no metastases. "
+                                  "What next?")
+    boxes = clinician.box_uids("bone", "1.2026")
+    assert answer.matched_nodes == [boxes["b6_vdcie"]]

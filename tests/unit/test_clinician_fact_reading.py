@@ -319,3 +319,16 @@ def test_the_older_one_is_the_patient_with_the_larger_age() -> None:
 def test_an_age_comparison_needs_two_ages_and_the_question_to_ask_by_age() -> None:
     assert compared_age("One is 30. Which of the options for the older one?") is None
     assert compared_age("one is 25, the other is 70. Plan for both?") is None
+
+
+@pytest.mark.parametrize("question", [
+    "Ewing sarcoma, neither lung nor bone mets. Plan?",
+    "Ewing sarcoma of the femur, mets: none. Plan?",
+    "Ewing sarcoma of the femur; metastases: no. Plan?",
+])
+def test_metastases_said_to_be_absent_are_none(question: str) -> None:
+    assert facts(question)["metastasis"] == "none"
+
+
+def test_neither_negates_only_its_own_clause() -> None:
+    assert facts("Ewing sarcoma, lung mets but neither bone nor marrow disease. Plan?")["metastasis"] == "lung"

@@ -20,6 +20,8 @@ def test_a_cue_word_in_a_statement_is_no_advise_question(question: str) -> None:
     "Localised Ewing sarcoma of the tibia, 25 yo. Is wide resection acceptable?",
     "Would nivo/ipi be reasonable first line for IMDC poor-risk ccRCC",
     "Ph+ ALL in CR. Should we give blinatumomab.",
+    "Would we give blinatumomab to a 45 yo with Ph- B-ALL in CR1, MRD positive?",
+    "Ph-neg B-ALL, 45, CR1 but MRD+. Do we give blinatumomab?",
 ])
 def test_an_advise_question_is_still_read(question: str) -> None:
     assert asks(question, "advise")

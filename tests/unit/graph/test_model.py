@@ -5,6 +5,7 @@ from dkg.graph.model import (
     canonical_constraints,
     constraints_to_properties,
     node_key,
+    option_details,
     properties_to_constraints,
     treatment_options,
 )
@@ -59,3 +60,21 @@ def test_node_key_ignores_whitespace_and_case() -> None:
 def test_treatment_options_split_on_top_level_or() -> None:
     text = "Clinical trial or TKI (dasatinib or imatinib) + chemotherapy or blinatumomab"
     assert treatment_options(text) == ["Clinical trial", "TKI + chemotherapy", "blinatumomab"]
+
+
+def test_option_details_are_the_items_a_footnote_lists() -> None:
+    text = ("Clinical trial or second-line chemotherapy (Options include irinotecan with temozolomide, "
+            "cyclophosphamide with topotecan, or high-dose ifosfamide.)")
+    assert option_details(text) == ["irinotecan with temozolomide", "cyclophosphamide with topotecan",
+                                    "high-dose ifosfamide"]
+    assert treatment_options(text) == ["Clinical trial", "second-line chemotherapy"]
+    assert option_details("Allogeneic HCT (Donor options: matched sibling, haploidentical or cord blood.)") == \
+        ["matched sibling", "haploidentical", "cord blood"]
+
+
+def test_option_details_stop_where_the_list_ends_and_skip_other_footnotes() -> None:
+    assert option_details("Curettage (Curettage adjuvants include phenol, cryotherapy or argon beam, followed by "
+                          "grafting or cement.)") == ["phenol", "cryotherapy", "argon beam"]
+    assert option_details("Wide excision (Wide excision: en bloc removal of the tumor with a cuff of normal "
+                          "tissue.)") == []
+    assert option_details("Observation") == []

@@ -22,3 +22,13 @@ def test_conditions_and_assumptions_are_spelled_out() -> None:
     lenient = [{"uid": "t", "content": "Alternative TKI", "assumed": ["lineage", "response"]}]
     assert answer_text(QuestionType.NEXT_STEP, lenient).endswith(
         "(assuming conditions the question does not state: lineage, response)")
+
+
+def test_an_option_named_only_in_a_footnote_is_said_so() -> None:
+    rows = [{"uid": "u", "content": "Second-line chemotherapy (Options include irinotecan with temozolomide.)",
+             "options": ["Second-line chemotherapy"], "option_details": ["irinotecan with temozolomide"],
+             "advisable": True}]
+    text = answer_text(QuestionType.ADVISE, rows, "irinotecan with temozolomide")
+    assert text.startswith("Yes: irinotecan with temozolomide is one of the options this step's footnote lists.")
+    assert answer_text(QuestionType.ADVISE, rows, "second-line chemotherapy").startswith(
+        "Yes: second-line chemotherapy is among the recommended options.")

@@ -6,6 +6,7 @@ import pytest
 from dkg.qa.grounding import (
     GroundingError,
     asked_treatment,
+    combination_in_question,
     fallback_sketch,
     ground_sketch,
     ground_treatment,
@@ -135,3 +136,30 @@ def test_every_stated_fact_but_the_course_constants_is_evidence_of_the_course() 
     assert "performance_status" in keys and "response" in keys and "histology" in keys
     assert "age" not in keys
     assert "performance_status" not in state_keys(WalkSettings(course_constant_keys=("age", "performance_status")))
+
+
+@pytest.mark.parametrize("written", ["irinotecan + temozolomide", "temozolomide/irinotecan",
+                                     "Irinotecan plus temozolomide", "temozolomide and irinotecan"])
+def test_a_combination_written_another_way_is_the_guideline_s_combination(written: str) -> None:
+    known = [*KNOWN, "irinotecan with temozolomide", "cyclophosphamide with topotecan"]
+    question = f"Ewing sarcoma relapse at 10 months, pt is 16. Is {written} an appropriate option?"
+    assert combination_in_question(question, known) == "irinotecan with temozolomide"
+    assert treatment_in_question(question, known) == "irinotecan with temozolomide"
+    phrase, note = ground_treatment(written.lower(), question, known)
+    assert phrase == "irinotecan with temozolomide"
+    assert note is None or "irinotecan with temozolomide" in note
+
+
+def test_one_drug_of_a_combination_is_no_combination() -> None:
+    known = ["irinotecan with temozolomide"]
+    assert combination_in_question("Is irinotecan alone an option?", known) is None
+    assert combination_in_question("Is irinotecan with topotecan an option?", known) is None
+
+
+def test_a_new_diagnosis_is_placed_only_where_a_decision_names_it() -> None:
+    rows = {r["v"]: r for r in PositionTests((("disease_status", "newly_diagnosed"),
+                                              ("response", "stable"))).query_rows()}
+    assert rows["newly_diagnosed"]["course"] is False  # never at 'disease_status != recurrent'
+    assert rows["stable"]["course"] is True  # 'response != progression' does place a stable response
+    assert PositionTests.of({"disease_status": "relapsed"}).query_rows() == \
+        [{"k": "disease_status", "v": "relapsed", "course": True}]
