@@ -332,3 +332,19 @@ def test_metastases_said_to_be_absent_are_none(question: str) -> None:
 
 def test_neither_negates_only_its_own_clause() -> None:
     assert facts("Ewing sarcoma, lung mets but neither bone nor marrow disease. Plan?")["metastasis"] == "lung"
+
+
+@pytest.mark.parametrize("question", [
+    "Wilms tumour in a 4 yo; the surgeons are not sure yet whether it can be resected. Next step?",
+    "Grade 2 chondrosarcoma of the sacrum. The surgeons haven't decided whether it is resectable. Next?",
+])
+def test_a_fact_after_whether_is_not_stated(question: str) -> None:
+    assert "resectable" not in facts(question)
+
+
+@pytest.mark.parametrize(("question", "site"), [
+    ("Recurrent osteosarcoma with relapse in bone (new lesion in the pelvis). Next?", "bone"),
+    ("Ewing sarcoma, recurrence in the lungs 30 months after diagnosis. Next?", "lung"),
+])
+def test_the_site_after_a_relapse_is_the_metastasis(question: str, site: str) -> None:
+    assert facts(question)["metastasis"] == site
