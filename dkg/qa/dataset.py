@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from dkg.config import PROJECT_ROOT
 from dkg.errors import QAError
 from dkg.graph.db import Graph, named_queries
+from dkg.lexicon.clinical import course_events
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import GUIDELINE_NAMES, SURFACE, Facts, band_value, detect_guidelines, extract_facts
 from dkg.qa.queries import TREATMENT_LITERAL, QuerySketch, QuestionType, model_target
@@ -42,7 +43,7 @@ from dkg.qa.templates import (
 from dkg.types import Constraint, Op
 from dkg.vocabulary import VOCABULARY, KeyKind
 
-GENERATOR_VERSION = "2"  # bump when a change to the generator, frames or queries changes the items
+GENERATOR_VERSION = "3"  # bump when a change to the generator, frames or queries changes the items
 DATASET_PATH = PROJECT_ROOT / "datasets" / "qa" / "cpg-qa.json.gz"
 DATASET_META_PATH = DATASET_PATH.with_name("cpg-qa.meta.json")
 SPLITS = ("train", "dev", "test", "test_unseen")
@@ -292,6 +293,10 @@ def _sample_facts(reqs: dict[str, _Requirement], rng: random.Random
             if not _draw_number(key, r, rng, facts, bands):
                 return None
         else:
+            if r.allowed is None and r.excluded and key in course_events().event:
+                # 'recurrence confirmed? NO' (disease_status != recurrent) has no value of its own: a new
+                # diagnosis or a relapse would be read as another place in the course
+                return None
             allowed = r.allowed if r.allowed is not None else {v for (k, v) in SURFACE if k == key}
             pool = [v for v in sorted(allowed - r.excluded) if (key, v) in SURFACE]
             if not pool:

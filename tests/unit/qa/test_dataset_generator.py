@@ -195,3 +195,12 @@ def test_a_missing_field_and_a_non_list_file_are_refused(tmp_path: Path) -> None
         load_dataset(_saved(tmp_path, [incomplete]))
     with pytest.raises(DatasetError, match="expected a JSON list of items, found dict"):
         load_dataset(_saved(tmp_path, {"items": [RECORD]}))
+
+
+def test_a_course_event_key_tested_only_against_a_value_gives_no_scenario() -> None:
+    # 'recurrence confirmed? NO' after surveillance: neither a new diagnosis nor a relapse is that patient
+    import random
+
+    from dkg.qa.dataset import _sample_facts
+    assert _sample_facts(_requirements(["disease_status!=recurrent", "histology=ewing"]), random.Random(1)) is None
+    assert _sample_facts(_requirements(["disease_status=relapsed"]), random.Random(1)) is not None
