@@ -13,7 +13,7 @@ from dkg.answers import MissingFact
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
-from dkg.qa.way_in import Way, WayIn, way_in_facts
+from dkg.qa.way_in import Way, WayIn, WayInFacts, way_in_facts
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 _ROOT_CLAUSE = ("MATCH (root:Node {guideline: guideline, version: $version})\n"
@@ -84,13 +84,31 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
     out = {uid: Way(frozenset(), 0) for uid in roots}
     if not tests.tests:
         return out
-    inner = graph.read(queries["position_starts"], {**params, "tests": tests.query_rows()})
+    rows = tests.query_rows()
+    inner = graph.read(queries["position_starts"], {**params, "tests": rows})
     candidates = sorted({r["uid"] for r in inner} - set(roots))
     # the way in is checked with the broader value of a subtype (papillary reaches the non-clear-cell page)
-    checked = way_in_facts(_broader_facts(facts))
-    reached = (way_in or WayIn.of(graph, guideline, version)).ways(checked)
+    broader = _broader_facts(facts)
+    way_in = way_in or WayIn.of(graph, guideline, version)
+    reached = way_in.ways(way_in_facts(broader))
     out.update({uid: reached[uid] for uid in candidates if uid in reached})
+    # a value that changes over the course (lexicon course_events.resets: 'MRD rising' at surveillance) is the
+    # value now, not the one an earlier test of the same key saw (the MRD after induction): a start it places that
+    # no consistent way reaches is reached without that key
+    changing = sorted({str(r["k"]) for r in rows} & set(course_events().resets))
+    if changing and (unreached := [uid for uid in candidates if uid not in reached]):
+        placed = {r["uid"] for r in graph.read(queries["position_starts"], {
+            **params, "tests": [r for r in rows if r["k"] in changing]})}
+        later = way_in.ways(way_in_facts({k: v for k, v in broader.items() if k not in changing}))
+        out.update({uid: later[uid] for uid in unreached if uid in placed and uid in later})
     return out
+
+
+def _without_changing(facts: dict[str, float | str]) -> WayInFacts:
+    """The way-in facts of ``facts`` without the values that change over the course (lexicon
+    ``course_events.resets``): a step said to be done lies on a way consistent with what was true then."""
+    resets = set(course_events().resets)
+    return way_in_facts({k: v for k, v in facts.items() if k not in resets})
 
 
 def _broader_facts(facts: dict[str, float | str]) -> dict[str, float | str]:
@@ -112,10 +130,11 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     stated = {k: v for k, v in stated.items() if k not in unplaced}
     params = {**params, **dict.fromkeys(unplaced)}
     starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in)
-    checked = way_in_facts(_broader_facts(stated))
+    checked = way_in_facts(checked_facts := _broader_facts(stated))
     indifferent = way_in.indifferent(checked)
     return cypher_from_starts(sketch), {
-        "done": sorted(way_in.done_steps(question)),
+        "done": sorted(done := way_in.done_steps(question)),
+        "before_done": sorted(way_in.before(done & set(way_in.ways(_without_changing(checked_facts))))),
         "dead_ends": sorted(way_in.dead_ends(checked)),
         "indifferent": sorted(indifferent.arrows), "indifferent_keys": sorted(indifferent.keys),
         "blocked_boxes": sorted(way_in.blocked_question_boxes(checked)),
@@ -261,25 +280,40 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
     ("size([k IN keys(facts) WHERE k IN ks]) AS known,",
      "events, unevidenced, size([k IN keys(facts) WHERE k IN ks]) AS known, "
      "size([k IN ks WHERE k IN keys(facts)]) AS tested, "
-     "CASE WHEN t.uid IN $done THEN 1 ELSE 0 END AS done, CASE WHEN t.uid IN $dead_ends THEN 1 ELSE 0 END AS dead, "
+     "CASE WHEN t.uid IN $done THEN 1 ELSE 0 END AS done, CASE WHEN t.uid IN $before_done THEN 1 ELSE 0 END AS past, "
+     "CASE WHEN t.uid IN $dead_ends THEN 1 ELSE 0 END AS dead, "
      "coalesce($prefix_passed[ns[0].uid], 0) + size([n IN ns[1..-1] WHERE n:Action]) AS passed, "
      "reduce(s = 0, k IN keys($position_weights) | s + CASE WHEN k IN ks THEN $position_weights[k] ELSE 0 END) "
      "AS positional,"),
-    # a step the question says was done is not the answer; then the path passing fewest actions the question gives
-    # no evidence of (the step the patient is at now, not the follow-up after a treatment never said to be given:
-    # see _UNEVIDENCED); of equally good paths, the one passing fewest actions on the way (the treatment before the
+    # a step the question says was done is not the answer, nor a step before one that lies on a way consistent with
+    # the stated facts (the patient is past it); then the path passing fewest actions the question gives no
+    # evidence of (the step the patient is at now, not the follow-up after a treatment never said to be given: see
+    # _UNEVIDENCED); of equally good paths, the one passing fewest actions on the way (the treatment before the
     # surveillance that follows it); then the one testing the stated facts more often (of two branches of one
     # decision, the one whose arrow tests the stated age)
     ("ORDER BY unknown ASC, known DESC",
-     "ORDER BY unknown ASC, positional DESC, events DESC, done ASC, unevidenced ASC, known DESC, dead ASC, "
-     "passed ASC, tested DESC"),
+     "ORDER BY unknown ASC, positional DESC, events DESC, past ASC, done ASC, unevidenced ASC, known DESC, "
+     "dead ASC, passed ASC, tested DESC"),
     ("collect({t: t, known: known, unknown: unknown}) AS ranked",
      "collect({t: t, known: known, unknown: unknown, positional: positional, events: events, passed: passed, "
-     "tested: tested, done: done, dead: dead, unevidenced: unevidenced}) AS ranked"),
+     "tested: tested, done: done, past: past, dead: dead, unevidenced: unevidenced}) AS ranked"),
     ("WHERE r.known = ranked[0].known AND",
      "WHERE r.positional = ranked[0].positional AND r.events = ranked[0].events AND r.known = ranked[0].known "
      "AND r.passed = ranked[0].passed AND r.tested = ranked[0].tested AND r.done = ranked[0].done "
+     "AND r.past = ranked[0].past "
      "AND r.dead = ranked[0].dead AND r.unevidenced = ranked[0].unevidenced AND"),
+)
+
+
+# next-step questions only: when every best step is one the question says was done ($done loses ties, so the best
+# are all done or none is), the answer is the step after it, if a single unconditional arrow leads on to an action
+# ('staging done (CT chest, PET, bilateral marrow): lung-only metastases. Which induction?' is past the staging)
+_NEXT_STEP_EDITS: tuple[tuple[str, str], ...] = (
+    ("WITH DISTINCT best.t AS t, best.known AS known, best.unknown AS unknown",
+     "WITH DISTINCT best.t AS best_t, best.known AS known, best.unknown AS unknown\n"
+     "OPTIONAL MATCH (best_t)-[o:NEXT_STEP WHERE o.closes_loop IS NULL AND size(coalesce(o.constraints, [])) = 0]"
+     "->(s:Action)\nWHERE best_t.uid IN $done AND COUNT { (best_t)-[:NEXT_STEP]->() } = 1\n"
+     "WITH DISTINCT coalesce(s, best_t) AS t, known, unknown"),
 )
 
 
@@ -289,7 +323,8 @@ def cypher_from_starts(sketch: QuerySketch) -> str:
     if sketch.qtype is QuestionType.CONDITIONS:
         raise ValueError("a conditions query does not walk from a root")
     text = sketch.cypher()
-    for pattern, replacement in _FROM_STARTS_EDITS:
+    edits = _FROM_STARTS_EDITS + (_NEXT_STEP_EDITS if sketch.qtype is QuestionType.NEXT_STEP else ())
+    for pattern, replacement in edits:
         if text.count(pattern) != 1:
             raise ValueError(f"the {sketch.qtype.value} body of cypher/qa.cypher changed: {pattern!r} is not in it "
                              "exactly once (update dkg/qa/pathway.py)")

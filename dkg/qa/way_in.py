@@ -243,6 +243,21 @@ class WayIn:
         return {target for target, own in words_of.items() if len(own & done_words) >= 2 or any(
             len(w) >= 6 and actions_with[w] == 1 for w in own & done_words)}
 
+    def before(self, steps: Iterable[str]) -> set[str]:
+        """The nodes from which an arrow path leads to one of ``steps`` (arrows closing a loop left out): a
+        patient said to have had a step is past them."""
+        into: dict[str, set[str]] = defaultdict(set)
+        for edges in self.edges.values():
+            for edge in edges:
+                into[edge.target].add(edge.source)
+        seen: set[str] = set()
+        frontier = list(steps)
+        while frontier:
+            for source in into.get(frontier.pop(), set()) - seen:
+                seen.add(source)
+                frontier.append(source)
+        return seen
+
     def _topological(self) -> list[str]:
         indegree: dict[str, int] = defaultdict(int)
         for edges in self.edges.values():

@@ -348,3 +348,25 @@ def test_a_fact_after_whether_is_not_stated(question: str) -> None:
 ])
 def test_the_site_after_a_relapse_is_the_metastasis(question: str, site: str) -> None:
     assert facts(question)["metastasis"] == site
+
+
+@pytest.mark.parametrize("question", [
+    "58 yo F, Ph+ B-ALL. PMH: hypertension, well controlled on amlodipine - nothing else of note.",
+    "67M with Ph-negative ALL and well-controlled type 2 diabetes, no other medical problems.",
+])
+def test_a_controlled_chronic_condition_is_no_substantial_comorbidity(question: str) -> None:
+    assert facts(question)["comorbidity"] == "none"
+
+
+def test_a_substantial_comorbidity_beside_a_controlled_one_wins() -> None:
+    stated = "62F, Ph+ ALL, controlled hypertension but severe COPD on home oxygen."
+    assert facts(stated)["comorbidity"] == "substantial"
+    assert "comorbidity" not in facts("Ph+ ALL, hypertension poorly controlled on three drugs.")
+
+
+def test_a_controlled_condition_alone_says_nothing_about_the_others() -> None:
+    assert "comorbidity" not in facts("A 65-year-old man has T-cell ALL. Hypertension is well controlled.")
+
+
+def test_a_good_response_in_words_is_a_good_response() -> None:
+    assert facts("Ewing sarcoma, restaging after 12 weeks shows a good response, no progression.")["response"] == "good"

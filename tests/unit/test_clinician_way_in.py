@@ -173,3 +173,10 @@ def test_the_clause_that_asks_reports_no_done_step() -> None:
 def test_a_list_in_brackets_is_one_clause() -> None:
     assert WayIn(DONE_ROWS).done_steps("17M, Ewing of the rib; staging done (CT chest, PET, bilateral marrow): lung "
                                        "metastases. Which induction?") == {"extent"}
+
+
+def test_the_steps_before_a_done_step_are_past() -> None:
+    # surgery said to be done: the steps leading to it are behind the patient, the steps after it are not
+    before = WayIn(ROWS).before({"surgery"})
+    assert before == {"root", "local", "induction", "q_prog"}
+    assert not WayIn(ROWS).before(set())

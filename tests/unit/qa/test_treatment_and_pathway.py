@@ -68,9 +68,13 @@ def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
         text = cypher_from_starts(QuerySketch(qtype, "ALL", ("age", "ph"), treatment))
         assert "WHERE root.uid IN $starts" in text
         assert "NOT EXISTS { (:Node)-[:NEXT_STEP]->(root) }" not in text
-        # a done step, then actions passed without evidence, lose before the count of stated facts used
-        assert ("ORDER BY unknown ASC, positional DESC, events DESC, done ASC, unevidenced ASC, known DESC, dead ASC, "
-                "passed ASC, tested DESC" in text)
+        # a step before a done one, a done step, then actions passed without evidence, lose before the count of
+        # stated facts used
+        assert ("ORDER BY unknown ASC, positional DESC, events DESC, past ASC, done ASC, unevidenced ASC, known DESC, "
+                "dead ASC, passed ASC, tested DESC" in text)
+        assert "t.uid IN $before_done" in text and "r.past = ranked[0].past" in text
+        # a next step said to be done gives way to the single unconditional action after it; an advised step stays
+        assert ("best_t.uid IN $done" in text) is (qtype is QuestionType.NEXT_STEP)
         assert "AS unevidenced" in text and "r.unevidenced = ranked[0].unevidenced" in text
         # a stated fact tested later (not the age) is evidence for the actions before it
         assert "IN $state_keys" in text
