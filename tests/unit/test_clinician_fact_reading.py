@@ -370,3 +370,9 @@ def test_a_controlled_condition_alone_says_nothing_about_the_others() -> None:
 
 def test_a_good_response_in_words_is_a_good_response() -> None:
     assert facts("Ewing sarcoma, restaging after 12 weeks shows a good response, no progression.")["response"] == "good"
+
+
+def test_a_recurrence_also_called_a_relapse_is_the_relapse() -> None:
+    stated = facts("Recurrent osteosarcoma with relapse in bone (new lesion in the pelvis). Is samarium-153 an option?")
+    assert (stated["disease_status"], stated["metastasis"]) == ("relapsed", "bone")
+    assert facts("Osteosarcoma, local recurrence 3 years out, no metastases.")["disease_status"] == "recurrent"
