@@ -134,7 +134,8 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     indifferent = way_in.indifferent(checked)
     return cypher_from_starts(sketch), {
         "done": sorted(done := way_in.done_steps(question)),
-        "before_done": sorted(way_in.before(done & set(way_in.ways(_without_changing(checked_facts))))),
+        "before_done": sorted(way_in.before(done & set(way_in.ways(_without_changing(checked_facts))))
+                              if done else ()),
         "dead_ends": sorted(way_in.dead_ends(checked)),
         "indifferent": sorted(indifferent.arrows), "indifferent_keys": sorted(indifferent.keys),
         "blocked_boxes": sorted(way_in.blocked_question_boxes(checked)),
