@@ -56,6 +56,8 @@ class PatternEntry(BaseModel):
     unit: str | None = Field(default=None, description="unit of the number ('from_text': group 'u')")
     scale: dict[str, FactValue] | None = Field(default=None, description="'lo-hi' ranges → value")
     value: str | None = None
+    shares_words: bool = Field(default=False, description="the same words state another fact too (pT3a: the stage, "
+                               "and that the tumour was taken out): the match claims no text from other facts")
 
     _check = field_validator("key")(_check_key)
 
@@ -117,12 +119,14 @@ _COMPARISON = re.compile(r"^(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?)$")
 
 class Implication(BaseModel):
     """A fact the question implies when it states another and leaves this key unstated. ``when`` maps a key to
-    the values that imply (categorical) or to a comparison such as ``'>=90'`` (numeric)."""
+    the values that imply (categorical) or to a comparison such as ``'>=90'`` (numeric); ``unless`` maps a key to
+    stated values that cancel it (a surgery done says the old tumour was resectable, not the recurrence)."""
 
     model_config = ConfigDict(extra="forbid")
 
     when: dict[str, list[str] | str]
     then: dict[str, str]
+    unless: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _keys(self) -> Implication:
@@ -137,6 +141,10 @@ class Implication(BaseModel):
         for key, value in self.then.items():
             _check_key(key)
             _check_value(key, value)
+        for key, values in self.unless.items():
+            _check_key(key)
+            for value in values:
+                _check_value(key, value)
         return self
 
 
@@ -244,6 +252,16 @@ class ClinicalLexiconData(BaseModel):
         for key in keys:
             _check_key(key)
         return keys
+    position_values: dict[str, list[str]] = Field(
+        default_factory=dict, description="key → values that place a patient like a position key (a finding of the "
+        "course tested only after treatment has begun), without weighing in the ranking as one")
+
+    @field_validator("position_values")
+    @classmethod
+    def _position_values(cls, values: dict[str, list[str]]) -> dict[str, list[str]]:
+        for key in values:
+            _check_key(key)
+        return values
     broader: dict[str, dict[str, str]] = Field(default_factory=dict, description="subtype value → broader value")
     implications: list[Implication] = Field(default_factory=list)
     treatment_aliases: dict[str, str] = Field(default_factory=dict, description="short name → full name")
@@ -295,7 +313,7 @@ class FactSpan:
     value: FactValue
     start: int
     end: int
-    source: Literal["pattern", "phrase", "concept"]
+    source: Literal["pattern", "shared", "phrase", "concept"]
 
 
 @dataclass
@@ -523,7 +541,8 @@ class ClinicalLexicon:
                 if "t" in m.re.groupindex and m.group("t"):
                     start, end = m.span("t")
                 if value is not None and claim(entry.key, start, end):
-                    reading.facts.append(FactSpan(entry.key, value, start, end, "pattern"))
+                    reading.facts.append(FactSpan(entry.key, value, start, end,
+                                                  "shared" if entry.shares_words else "pattern"))
         negated = self.negation(question)
         for key, value, _phrase, regex in self.phrases:
             for m in regex.finditer(text):
@@ -614,7 +633,8 @@ def implied_facts(facts: dict[str, FactValue]) -> dict[str, FactValue]:
     for _ in range(len(rules) + 1):
         before = len(out)
         for rule in rules:
-            if all(_holds(out.get(k), values) for k, values in rule.when.items()):
+            if all(_holds(out.get(k), values) for k, values in rule.when.items()) and not any(
+                    str(out.get(k)) in values for k, values in rule.unless.items()):
                 for key, value in rule.then.items():
                     out.setdefault(key, value)
         if len(out) == before:

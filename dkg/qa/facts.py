@@ -302,9 +302,13 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
                 found.append(FactMatch(word_key, word_value, m.start(), m.end()))
                 take(m.start(), m.end())
     for span in clinical:
-        if span.source != "pattern" and free(span.start, span.end) and readable(span.key, span.start, span.end):
+        if span.source in ("phrase", "concept") and free(span.start, span.end) \
+                and readable(span.key, span.start, span.end):
             found.append(FactMatch(span.key, span.value, span.start, span.end))
             take(span.start, span.end)
+    # words that state two facts (pT3a: a stage, and a resection done) give the second without claiming them
+    found += [FactMatch(span.key, span.value, span.start, span.end) for span in clinical
+              if span.source == "shared" and readable(span.key, span.start, span.end)]
     return sorted((FactMatch(f.key, f.value, *digits.span(f.start, f.end)) for f in found), key=lambda f: f.start)
 
 

@@ -49,12 +49,16 @@ class PositionTests:
     tests: tuple[tuple[str, str], ...]
 
     @classmethod
-    def of(cls, facts: dict[str, float | str]) -> PositionTests:
+    def of(cls, facts: dict[str, float | str], course_begun: bool = False) -> PositionTests:
+        """``course_begun``: the question says a step was done or is under way; only then does a finding of the
+        course (lexicon ``position_values``: a cardiac dysfunction) place the patient, since the same finding at
+        diagnosis ('history of cardiomyopathy') is tested before any treatment."""
         lexicon = clinical_lexicon().data
+        course_values = lexicon.position_values if course_begun else {}
         events = lexicon.course_events
         stated_event = any(str(facts.get(k)) in values for k, values in events.event.items())
         tests = [(k, str(v)) for k, v in facts.items() if isinstance(v, str) and (
-            k in lexicon.position_keys or v in lexicon.broader.get(k, {}))
+            k in lexicon.position_keys or v in lexicon.broader.get(k, {}) or v in course_values.get(k, []))
             and not (stated_event and k in events.resets)]
         return cls(tuple(sorted(tests)))
 
@@ -68,16 +72,17 @@ class PositionTests:
         return [{"k": k, "v": v, "course": k in course and v not in onset.get(k, [])} for k, v in self.tests]
 
 
-def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, float | str]) -> list[str]:
+def start_nodes(graph: Graph, guideline: str, version: str, facts: dict[str, float | str],
+                course_begun: bool = False) -> list[str]:
     """The roots of the guideline plus the nodes in front of a test of a position fact that a root reaches
     consistently with the stated facts (:mod:`dkg.qa.way_in`)."""
-    return sorted(_starts(graph, guideline, version, facts))
+    return sorted(_starts(graph, guideline, version, facts, course_begun=course_begun))
 
 
 def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float | str],
-            way_in: WayIn | None = None) -> dict[str, Way]:
+            way_in: WayIn | None = None, course_begun: bool = False) -> dict[str, Way]:
     """Start uid → the best way in to it (nothing for a root)."""
-    tests = PositionTests.of(facts)
+    tests = PositionTests.of(facts, course_begun)
     queries = named_queries("qa_pathway")
     params = {"guideline": guideline, "version": version}
     roots = [r["uid"] for r in graph.read(queries["roots"], params)]
@@ -129,13 +134,15 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     unplaced = onset_facts_no_test_names(stated, way_in)
     stated = {k: v for k, v in stated.items() if k not in unplaced}
     params = {**params, **dict.fromkeys(unplaced)}
-    starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in)
+    course_begun = way_in.says_done(question)
+    starts = _starts(graph, sketch.guideline, str(params["version"]), stated, way_in, course_begun=course_begun)
     checked = way_in_facts(checked_facts := _broader_facts(stated))
     indifferent = way_in.indifferent(checked)
+    done = way_in.done_steps(question) if course_begun else set()
+    # the patient is past the steps before a done step that lies on a way consistent with what was true then
+    before_done = way_in.before(done & set(way_in.ways(_without_changing(checked_facts)))) if done else set()
     return cypher_from_starts(sketch), {
-        "done": sorted(done := way_in.done_steps(question)),
-        "before_done": sorted(way_in.before(done & set(way_in.ways(_without_changing(checked_facts))))
-                              if done else ()),
+        "done": sorted(done), "before_done": sorted(before_done),
         "dead_ends": sorted(way_in.dead_ends(checked)),
         "indifferent": sorted(indifferent.arrows), "indifferent_keys": sorted(indifferent.keys),
         "blocked_boxes": sorted(way_in.blocked_question_boxes(checked)),

@@ -107,6 +107,15 @@ def _covers(key: str, tests: list[Constraint]) -> bool:
     return all(any(holds(c, value) for c in tests) for value in spec.values)
 
 
+def _reported_clauses(question: str) -> list[set[str]]:
+    """The words of each clause of ``question`` that reports rather than asks. The clause that asks ('should
+    doxorubicin and cisplatin be given around surgery?') names a step to come, and a list in brackets is one clause
+    ('staging done (CT chest, PET, bilateral marrow)')."""
+    parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
+    return [set(_WORDS.findall(c.lower())) for c, end in zip(parts[::2], [*parts[1::2], ""], strict=True)
+            if end != "?"]
+
+
 @dataclass(frozen=True)
 class Way:
     """The best way in to one node: the stated keys it tests and the actions it passes (the node included)."""
@@ -217,6 +226,12 @@ class WayIn:
         """The keys the arrows out of ``nodes`` test (their targets' own conditions included)."""
         return {c.key for node in nodes for e in self.edges.get(node, []) for c in e.tests + e.target_tests}
 
+    @staticmethod
+    def says_done(question: str) -> bool:
+        """Whether a clause of ``question`` that does not ask (no question mark) has a done cue ('during MAP')."""
+        cues = {c.lower() for c in clinical_lexicon().data.done_cues}
+        return any(clause & cues for clause in _reported_clauses(question))
+
     def done_steps(self, question: str) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
         done') shares at least two distinctive words with the action's own text (footnotes left out), or one
@@ -225,11 +240,7 @@ class WayIn:
         data = clinical_lexicon().data
         cues = {c.lower() for c in data.done_cues}
         stop = {w.lower() for w in data.done_stop_words}
-        # the clause that asks ('should doxorubicin and cisplatin be given around surgery?') names a step to come
-        # and a list in brackets is one clause ('staging done (CT chest, PET, bilateral marrow)')
-        parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
-        clauses = [set(_WORDS.findall(c.lower()))
-                   for c, end in zip(parts[::2], [*parts[1::2], ""], strict=True) if end != "?"]
+        clauses = _reported_clauses(question)
         done_words = set().union(*(c for c in clauses if c & cues)) - cues - stop if clauses else set()
         if not done_words:
             return set()

@@ -54,6 +54,7 @@ CASES_2 = {
     "w2-bone-12": "the link to the recurrence page is a dead end without a recurrence",
     "w2-bone-15": "'is it reasonable to just observe': the option observation",
     "w2-ALL-19": "'2 years into TKI maintenance', MRD rising: the relapse workup, not the MRD step after induction",
+    "w2-bone-09": "new LV dysfunction during MAP: omit doxorubicin, though the metastases are unstated",
 }
 
 # the third wordings file (clinician_wordings_3.jsonl, bone-weighted)
@@ -74,6 +75,7 @@ CASES_3 = {
     "w3-kidney-02": "'very high risk for surgery' is unfitness, not a recurrence risk",
     "w3-kidney-08": "'IMDC good risk': favourable",
     "w3-kidney-09": "'ccRCC' names the kidney guideline beside 'bone' metastases",
+    "w3-bone-22": "'restaging after 10 weeks of MAP done', bone metastases: the residual bone lesions",
 }
 
 # the fourth wordings file (clinician_wordings_4.jsonl: problem lists, handovers, relayed portal messages, two
@@ -96,8 +98,9 @@ CASES_4 = {
     "w4-bone-14": "MAP with the primary resected, nodules still resectable: metastasectomy, not survivorship",
     "w4-bone-25": "parosteal osteosarcoma: wide excision, not the survivorship page after it",
     "w4-ALL-07": "two unlabelled patients ('one is 30 ..., the other is 72'): the older one",
+    "w4-bone-13": "LVEF fell during adjuvant MAP (new cardiomyopathy): omit doxorubicin",
 }
-MIN_4 = 0.85  # shipped model 49/67 before its fixes, 60/67 after the first ones; rules only at least this
+MIN_4 = 0.85  # shipped model 49/67 before its fixes, 60/67 after the first ones; rules only at least this (65/67 now)
 
 # the fifth wordings file (clinician_wordings_5.jsonl: the course so far, facts not known yet)
 CASES_5 = {
@@ -111,8 +114,9 @@ CASES_5 = {
     "w5-ALL-02": "hypertension, well controlled: no substantial comorbidity",
     "w5-bone-01": "'a good response with no progression' passes the progression question: local control",
     "w5-bone-09": "'staging done (CT chest, PET, bilateral marrow)': the induction after the staging",
+    "w5-kidney-10": "'pT3a': a pathological stage means the nephrectomy was done, so the adjuvant step",
 }
-MIN_5 = 0.85  # rules only 33/45 before its fixes, 35/45 after the first ones, 39/45 after session 17, 43/45 now
+MIN_5 = 0.85  # rules only 33/45 before its fixes, 35/45 after the first ones, 39/45 after session 17, 44/45 now
 
 
 @dataclass(frozen=True)
@@ -126,8 +130,8 @@ class WordingsSet:
 
 SETS = (
     WordingsSet(clinician.WORDINGS_PATH, CASES_1, 0.9),    # 58/80 before its fixes, 79/80 after
-    WordingsSet(clinician.WORDINGS_2_PATH, CASES_2, 0.9),  # 40/63 before its fixes, 59/63 after
-    WordingsSet(clinician.WORDINGS_3_PATH, CASES_3, 0.9),  # 41/64 before its fixes, 60/64 after
+    WordingsSet(clinician.WORDINGS_2_PATH, CASES_2, 0.9),  # 40/63 before its fixes, 62/63 now
+    WordingsSet(clinician.WORDINGS_3_PATH, CASES_3, 0.9),  # 41/64 before its fixes, 61/64 now
     WordingsSet(clinician.WORDINGS_4_PATH, CASES_4, MIN_4),
     WordingsSet(clinician.WORDINGS_5_PATH, CASES_5, MIN_5),
 )
@@ -221,6 +225,19 @@ def test_a_value_that_changes_over_the_course_is_the_value_now(rules_service: Te
                                   "Latest marrow: MRD now rising. Next step?")
     boxes = clinician.box_uids("ALL", "1.2026")
     assert answer.matched_nodes == [boxes["all7_workup"]]
+
+
+def test_a_cardiac_dysfunction_during_chemotherapy_places_the_patient_but_not_one_at_diagnosis(
+        rules_service: TextToCypherService) -> None:
+    boxes = clinician.box_uids("bone", "1.2026")
+    # a finding of the course: the cardiac branch after the resection specimen, though metastases are unstated
+    during = rules_service.answer("Osteosarcoma of the tibia, 14M; currently on MAP, echo shows a new drop in "
+                                  "ejection fraction (cardiac dysfunction). How to proceed?")
+    assert during.matched_nodes == [boxes["b13_omit_dox"]]
+    # the same finding with no step said to be under way is one at diagnosis: the first treatment
+    at_diagnosis = rules_service.answer("Osteosarcoma of the femur, 16M, localized, history of cardiomyopathy. "
+                                        "What is the first step?")
+    assert at_diagnosis.matched_nodes == [boxes["b12_map"]]
 
 
 def test_the_step_after_a_done_step_is_the_answer_when_nothing_decides_between(

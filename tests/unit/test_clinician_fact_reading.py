@@ -291,6 +291,15 @@ def test_an_organ_taken_out_in_a_patients_words_is_surgery() -> None:
     assert facts("'they took out my whole kidney last month, report says clear cell'")["prior_therapy"] == "surgery"
 
 
+def test_a_pathological_t_category_means_the_tumour_was_taken_out() -> None:
+    read = facts("55M, clear cell RCC, pT3a N0, high risk of recurrence")
+    # the same words state the stage too
+    assert (read["prior_therapy"], read["stage"]) == ("surgery", "III")
+    # a clinical category, or 'Pt' for patient, says nothing about surgery
+    assert "prior_therapy" not in facts("62F, renal mass cT1b, clear cell on biopsy")
+    assert "prior_therapy" not in facts("Pt 2 has clear cell RCC, T1a")
+
+
 @pytest.mark.parametrize(("question", "key", "value"), [
     ("Pt A: 30M, fit. Pt B: 79M, Ph+ B-ALL, frail. Induction for Pt B?", "age", 79.0),
     ("Pt 1 has grade 1 chondrosarcoma; pt 2 has grade 3 chondrosarcoma, resectable. What for pt 2?", "grade", "high"),

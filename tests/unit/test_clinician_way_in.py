@@ -59,6 +59,19 @@ def test_steps_the_question_says_were_done() -> None:
     assert way_in.done_steps("Baseline chest CT and MRI of the primary: when?") == set()
 
 
+def test_a_duration_of_weeks_tells_a_step_apart() -> None:
+    rows = [
+        {"a": "entry", "b": "chemo", "arrow": [], "box": [], "action": True,
+         "content": "MAP chemotherapy with resection of the primary tumor"},
+        {"a": "chemo", "b": "restage", "arrow": [], "box": [], "action": True,
+         "content": "Restaging after 10 weeks of chemotherapy"},
+        {"a": "other", "b": "restage_2", "arrow": [], "box": [], "action": True,
+         "content": "Restaging after induction: MRI of the primary, chest CT and PET/CT"},
+    ]
+    assert WayIn(rows).done_steps("Bone metastases. Restaging after 10 weeks of MAP done. Residual lesions?") == {
+        "restage"}
+
+
 def test_a_done_step_named_by_one_word_no_other_step_has() -> None:
     rows = [
         {"a": "entry", "b": "curettage", "arrow": [], "box": ["site=extremity"], "action": True,

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from dkg.lexicon.clinical import (
+    Implication,
     asks,
     implied_facts,
     load_clinical_lexicon,
@@ -85,6 +86,14 @@ def test_implications() -> None:
     assert implied_facts({"metastasis": "lung"})["stage"] == "IV"
     assert implied_facts({"metastasis": "lung", "stage": "III"})["stage"] == "III"
     assert implied_facts({"prior_therapy": "surgery"})["resectable"] == "yes"
+    # the tumour taken out was resectable; whether a recurrence after it is, the surgery does not say
+    assert "resectable" not in implied_facts({"prior_therapy": "surgery", "disease_status": "recurrent"})
+
+
+def test_an_implication_cancelled_by_a_value_the_vocabulary_lacks_is_refused() -> None:
+    with pytest.raises(ValueError, match="disease_status"):
+        Implication(when={"prior_therapy": ["surgery"]}, then={"resectable": "yes"},
+                    unless={"disease_status": ["cured"]})
 
 
 def test_treatment_aliases_are_appended() -> None:

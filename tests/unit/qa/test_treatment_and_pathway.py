@@ -14,6 +14,7 @@ from dkg.qa.grounding import (
 )
 from dkg.qa.pathway import PositionTests, WalkSettings, cypher_from_starts, state_keys
 from dkg.qa.queries import QuerySketch, QuestionType
+from dkg.qa.way_in import WayIn
 
 KNOWN = ["bone marrow aspirate and biopsy: morphology, flow cytometry immunophenotype, karyotype, fish",
          "tki + blinatumomab", "hyper-cvad + tki", "clinical trial", "blinatumomab",
@@ -61,6 +62,20 @@ def test_position_tests_are_course_facts_and_subtypes() -> None:
     tests = PositionTests.of({"age": 44.0, "ph": "+", "disease_status": "relapsed", "response": "cr",
                               "histology": "papillary"})
     assert tests.tests == (("disease_status", "relapsed"), ("histology", "papillary"))
+
+
+def test_a_finding_of_the_course_places_the_patient_only_once_a_step_is_under_way() -> None:
+    facts: dict[str, float | str] = {"age": 15.0, "histology": "osteosarcoma", "comorbidity": "cardiac"}
+    assert PositionTests.of(facts, course_begun=True).tests == (("comorbidity", "cardiac"),)
+    assert PositionTests.of(facts).tests == ()
+    # a value of the same key that is no finding of the course places nothing
+    assert PositionTests.of({**facts, "comorbidity": "substantial"}, course_begun=True).tests == ()
+
+
+def test_a_clause_that_asks_says_nothing_was_done() -> None:
+    assert WayIn.says_done("New LV dysfunction on echo during MAP. Next step?")
+    assert not WayIn.says_done("History of cardiomyopathy. Should MAP be given?")
+    assert not WayIn.says_done("Has MAP been given?")
 
 
 def test_walk_from_starts_replaces_the_root_and_ranks_by_position() -> None:
