@@ -139,8 +139,11 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     checked = way_in_facts(checked_facts := _broader_facts(stated))
     indifferent = way_in.indifferent(checked)
     done = way_in.done_steps(question) if course_begun else set()
-    # the patient is past the steps before a done step that lies on a way consistent with what was true then
-    before_done = way_in.before(done & set(way_in.ways(_without_changing(checked_facts)))) if done else set()
+    # the patient is past the steps before a done step that lies on a way consistent with what was true then,
+    # and the walk may start at it: the decisions on the way to it were passed, whatever they tested
+    consistent = way_in.ways(_without_changing(checked_facts)) if done else {}
+    before_done = way_in.before(done & set(consistent))
+    starts.update({uid: consistent[uid] for uid in sorted(done & set(consistent)) if uid not in starts})
     return cypher_from_starts(sketch), {
         "done": sorted(done), "before_done": sorted(before_done),
         "dead_ends": sorted(way_in.dead_ends(checked)),
