@@ -58,6 +58,8 @@ class PatternEntry(BaseModel):
     value: str | None = None
     shares_words: bool = Field(default=False, description="the same words state another fact too (pT3a: the stage, "
                                "and that the tumour was taken out): the match claims no text from other facts")
+    case_sensitive: bool = Field(default=False, description="matched on the question as written: short capitals "
+                                 "that are other words in lower case ('OS' osteosarcoma, not 'os')")
 
     _check = field_validator("key")(_check_key)
 
@@ -411,7 +413,8 @@ class ClinicalLexicon:
         self.data = data
         words = "|".join(sorted(map(re.escape, data.numbers), key=len, reverse=True))
         number = rf"(?:\d{{1,3}}(?:\.\d+)?|{words})"
-        self.patterns = [(p, re.compile(p.regex.replace("{num}", number), re.IGNORECASE)) for p in data.patterns]
+        self.patterns = [(p, re.compile(p.regex.replace("{num}", number), 0 if p.case_sensitive else re.IGNORECASE))
+                         for p in data.patterns]
         self.phrases = sorted(((key, value, phrase, _phrase_regex(phrase))
                                for key, values in data.phrases.items() for value, phrases in values.items()
                                for phrase in phrases), key=lambda e: -len(e[2]))
@@ -531,8 +534,10 @@ class ClinicalLexicon:
             stated = _stated_value(m["key"], m["value"])
             if stated is not None and claim(m["key"], m.start(), m.end()):
                 reading.facts.append(FactSpan(m["key"], stated, m.start(), m.end(), "pattern"))
+        # lower() keeps the offsets of the question as written unless a letter changes length ('İ')
+        as_written = question if len(question) == len(text) else text
         for entry, regex in self.patterns:
-            for m in regex.finditer(text):
+            for m in regex.finditer(as_written if entry.case_sensitive else text):
                 value = self._pattern_value(entry, m)
                 # a number claims the text from the number on, so 'relapsed at 20 months' still states a relapse
                 start, end = m.start("n") if "n" in m.re.groupindex and m.group("n") else m.start(), m.end()

@@ -54,6 +54,8 @@ class TopicsData(BaseModel):
 
     topics: dict[str, TopicEntry] = Field(default_factory=dict)
     not_hint_keys: list[str] = Field(default_factory=list)
+    disease_keys: list[str] = Field(default_factory=list, description="facts that name the disease itself: when the "
+                                    "stated values only one guideline tests point to several, these decide")
     other_diseases: list[str] = Field(default_factory=list)
     common_treatment_words: list[str] = Field(default_factory=list)
 

@@ -34,8 +34,12 @@ WORDINGS_3_PATH = CLINICIAN_DIR / "clinician_wordings_3.jsonl"
 WORDINGS_4_PATH = CLINICIAN_DIR / "clinician_wordings_4.jsonl"
 # a fifth set: the course so far (treatments given, restaging), facts not known yet, two patients told apart by age
 WORDINGS_5_PATH = CLINICIAN_DIR / "clinician_wordings_5.jsonl"
+# a sixth set, bone only (its held-out questions were the weakest): ward shorthand for the histology (OS, ES),
+# specimen reports (Huvos grade, margins), local control after induction, relapse timing
+WORDINGS_6_PATH = CLINICIAN_DIR / "clinician_wordings_6.jsonl"
 # every development wordings file, in the order written (the bench's key of a file is its stem)
-WORDINGS_PATHS = (WORDINGS_PATH, WORDINGS_2_PATH, WORDINGS_3_PATH, WORDINGS_4_PATH, WORDINGS_5_PATH)
+WORDINGS_PATHS = (WORDINGS_PATH, WORDINGS_2_PATH, WORDINGS_3_PATH, WORDINGS_4_PATH, WORDINGS_5_PATH,
+                  WORDINGS_6_PATH)
 SPLIT_SEED = "dkg-clinician-split-1"
 HELDOUT_EVERY = 3
 

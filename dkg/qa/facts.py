@@ -447,14 +447,22 @@ def detect_guidelines(question: str) -> list[str]:
     if hinted:
         return hinted
     # failing a name or hint: a stated fact value that only one guideline's decisions test ('high-grade OS':
-    # histology=osteosarcoma) implies that guideline
+    # histology=osteosarcoma) implies that guideline; when such values disagree, the values that name the disease
+    # decide ('humerus OS, post-resection': a histology only bone tests, a surgery done only kidney tests)
     tested = _value_guidelines()
+    disease_keys = set(topics_data().disease_keys)
     implied: set[str] = set()
+    named_disease: set[str] = set()
     for key, value in extract_facts(question).items():
         testing = tested.get((key, str(value)), frozenset()) if key not in not_hints else frozenset()
         if len(testing) == 1:
             implied |= testing
-    return sorted(implied) if len(implied) == 1 else []
+            if key in disease_keys:
+                named_disease |= testing
+    for guess in (implied, named_disease):
+        if len(guess) == 1:
+            return sorted(guess)
+    return []
 
 
 @lru_cache(maxsize=1)

@@ -106,6 +106,12 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
             **params, "tests": [r for r in rows if r["k"] in changing]})}
         later = way_in.ways(way_in_facts({k: v for k, v in broader.items() if k not in changing}))
         out.update({uid: later[uid] for uid in unreached if uid in placed and uid in later})
+    # a stated value of such a key that places nothing is the value now too ('further surgery not possible' after
+    # a resection the way in passed as resectable): a start no consistent way reaches is reached without it
+    drifting = sorted(set(broader) & set(course_events().resets) - {str(r["k"]) for r in rows})
+    if drifting and (unreached := [uid for uid in candidates if uid not in out]):
+        later = way_in.ways(way_in_facts({k: v for k, v in broader.items() if k not in drifting}))
+        out.update({uid: later[uid] for uid in unreached if uid in later})
     return out
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from dkg.errors import ConstraintError
 from dkg.graph.db import Graph, named_queries
+from dkg.lexicon import expand_query
 from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.types import Constraint, Op
 from dkg.vocabulary import VOCABULARY, KeyKind
@@ -107,13 +108,25 @@ def _covers(key: str, tests: list[Constraint]) -> bool:
     return all(any(holds(c, value) for c in tests) for value in spec.values)
 
 
-def _reported_clauses(question: str) -> list[set[str]]:
+def _reported_clauses(question: str, shorthand: bool = False) -> list[set[str]]:
     """The words of each clause of ``question`` that reports rather than asks. The clause that asks ('should
     doxorubicin and cisplatin be given around surgery?') names a step to come, and a list in brackets is one clause
-    ('staging done (CT chest, PET, bilateral marrow)')."""
+    ('staging done (CT chest, PET, bilateral marrow)'). ``shorthand``: a clause also has the words its shorthand
+    stands for (lexicon abbreviations: 'echo' → echocardiogram)."""
     parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
-    return [set(_WORDS.findall(c.lower())) for c, end in zip(parts[::2], [*parts[1::2], ""], strict=True)
-            if end != "?"]
+    return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set())
+            for c, end in zip(parts[::2], [*parts[1::2], ""], strict=True) if end != "?"]
+
+
+def _shorthand_words(text: str) -> set[str]:
+    return {w for e in expand_query(text).expansions if e.kind == "shorthand"
+            for w in _WORDS.findall(e.expansion.lower())}
+
+
+def _words_and_parts(text: str) -> set[str]:
+    """The words of ``text`` and the parts of its hyphenated words ('post-induction': post, induction)."""
+    words = set(_WORDS.findall(text.lower()))
+    return words | {p for w in words if "-" in w for p in _WORDS.findall(w.replace("-", " "))}
 
 
 @dataclass(frozen=True)
@@ -240,7 +253,8 @@ class WayIn:
         data = clinical_lexicon().data
         cues = {c.lower() for c in data.done_cues}
         stop = {w.lower() for w in data.done_stop_words}
-        clauses = _reported_clauses(question)
+        # shorthand is read in its expanded form beside it ('echo (echocardiogram) normal')
+        clauses = _reported_clauses(question, shorthand=True)
         done_words = set().union(*(c for c in clauses if c & cues)) - cues - stop if clauses else set()
         if not done_words:
             return set()

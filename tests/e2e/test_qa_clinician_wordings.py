@@ -119,6 +119,19 @@ CASES_5 = {
 }
 MIN_5 = 0.85  # rules only 33/45 before its fixes, 35/45 after the first ones, 39/45 after session 17, 44/45 now
 
+# the sixth wordings file (clinician_wordings_6.jsonl: bone only, ward shorthand and specimen reports)
+CASES_6 = {
+    "w6-bone-04": "'Femoral OS': the capitals alone name osteosarcoma (not overall survival)",
+    "w6-bone-05": "'Huvos grade II' is a poor histologic response, not a grade 2 tumour",
+    "w6-bone-07": "'further surgery not possible' after the resection: not re-resectable now, though the primary "
+                  "was resected",
+    "w6-bone-12": "'OS with lung relapse 14 months after diagnosis': the early-relapse box",
+    "w6-bone-21": "'the primary grew during induction': progression at the primary site",
+    "w6-bone-01": "'Echo and audiogram normal': the shorthand's own words mark the evaluation done",
+    "w6-bone-37": "'high-dose busulfan-melphalan' names a regimen, not a dosing request",
+}
+MIN_6 = 0.8  # rules only (and model + rules) 28/39 before its fixes, 34/39 after them
+
 
 @dataclass(frozen=True)
 class WordingsSet:
@@ -135,6 +148,7 @@ SETS = (
     WordingsSet(clinician.WORDINGS_3_PATH, CASES_3, 0.9),  # 41/64 before its fixes, 61/64 now
     WordingsSet(clinician.WORDINGS_4_PATH, CASES_4, MIN_4),
     WordingsSet(clinician.WORDINGS_5_PATH, CASES_5, MIN_5),
+    WordingsSet(clinician.WORDINGS_6_PATH, CASES_6, MIN_6),
 )
 SAMPLE = [(s.path.stem, item_id) for s in SETS for item_id in sorted(s.cases)]
 

@@ -85,6 +85,10 @@ def test_a_guideline_is_implied_by_its_wordings_and_the_values_only_it_tests() -
     assert detect_guidelines("Low grade chondro in the iliac wing") == ["bone"]
     assert detect_guidelines("What is the OS benefit of pembrolizumab in RCC?") == ["kidney"]
     assert detect_guidelines("Ph-like B-ALL genetics") == ["ALL"]
+    # values only one guideline tests disagree (a surgery done: kidney); the one naming the disease decides
+    assert detect_guidelines("Proximal humerus OS, post-MAP resection with a positive margin; further surgery not "
+                             "possible. Plan?") == ["bone"]
+    assert detect_guidelines("positive margin after resection") == ["kidney"]
 
 
 @pytest.mark.parametrize(("question", "implied"), [
@@ -385,3 +389,51 @@ def test_a_recurrence_also_called_a_relapse_is_the_relapse() -> None:
     stated = facts("Recurrent osteosarcoma with relapse in bone (new lesion in the pelvis). Is samarium-153 an option?")
     assert (stated["disease_status"], stated["metastasis"]) == ("relapsed", "bone")
     assert facts("Osteosarcoma, local recurrence 3 years out, no metastases.")["disease_status"] == "recurrent"
+
+
+# sixth wordings set (datasets/qa/clinician_wordings_6.jsonl): ward shorthand for the histology, specimen reports
+@pytest.mark.parametrize(("question", "histology"), [
+    ("Tibial OS, post-op. Next?", "osteosarcoma"),
+    ("OS pt with new lung nodules", "osteosarcoma"),
+    ("ES of the rib, localized", "ewing"),
+    ("DDCS of the pelvis", "dedifferentiated"),
+])
+def test_the_capitals_alone_name_the_histology(question: str, histology: str) -> None:
+    assert facts(question)["histology"] == histology
+
+
+@pytest.mark.parametrize("question", [
+    "What is the median OS benefit of adjuvant pembrolizumab after nephrectomy?",
+    "Does sunitinib improve OS?",
+    "PFS and OS for cabozantinib in poor-risk RCC",
+    "any data on os and lymph nodes",  # lower case: an ordinary word
+    "es ist nicht klar",
+])
+def test_overall_survival_and_lower_case_words_are_no_histology(question: str) -> None:
+    assert "histology" not in facts(question)
+
+
+@pytest.mark.parametrize(("question", "response"), [
+    ("resection specimen: Huvos grade II, margins clear", "poor"),
+    ("Huvos III after MAP", "good"),
+    ("huvos grade 4, negative margins", "good"),
+])
+def test_a_huvos_grade_is_the_histologic_response_not_the_tumour_grade(question: str, response: str) -> None:
+    read = facts(question)
+    assert read["response"] == response
+    assert "grade" not in read
+
+
+def test_a_tumour_that_grew_during_a_treatment_progressed() -> None:
+    assert facts("the primary grew during induction")["response"] == "progression"
+    assert facts("tumour enlarged on VDC/IE")["response"] == "progression"
+    assert "response" not in facts("she grew up in Leeds, Ewing sarcoma of the femur")
+
+
+@pytest.mark.parametrize("question", [
+    "post-MAP resection, positive margin; further surgery not possible",
+    "margin involved and re-resection not feasible",
+    "close margin, cannot be re-resected",
+])
+def test_no_further_surgery_is_not_resectable(question: str) -> None:
+    assert facts(question)["resectable"] == "no"

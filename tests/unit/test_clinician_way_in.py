@@ -193,3 +193,20 @@ def test_the_steps_before_a_done_step_are_past() -> None:
     before = WayIn(ROWS).before({"surgery"})
     assert before == {"root", "local", "induction", "q_prog"}
     assert not WayIn(ROWS).before(set())
+
+
+def test_shorthand_and_the_parts_of_a_hyphenated_word_name_a_done_step() -> None:
+    rows = [
+        {"a": "entry", "b": "evaluation", "arrow": [], "box": [], "action": True,
+         "content": "Before therapy: echocardiogram, audiogram and creatinine clearance"},
+        {"a": "evaluation", "b": "restage", "arrow": [], "box": [], "action": True,
+         "content": "Restaging after induction: MRI of the primary and chest CT"},
+        {"a": "entry", "b": "other", "arrow": [], "box": [], "action": True,
+         "content": "Audiogram after cisplatin"},
+    ]
+    way_in = WayIn(rows)
+    # 'echo' is the lexicon's shorthand for echocardiogram: two words of the evaluation
+    assert way_in.done_steps("16M, osteosarcoma. Echo and audiogram normal. Neoadjuvant plan?") == {"evaluation"}
+    # 'post-induction' holds the word 'induction'
+    assert way_in.done_steps("post-induction restaging done. Local control?") == {"restage"}
+    assert way_in.done_steps("Audiogram normal. Neoadjuvant plan?") == set()

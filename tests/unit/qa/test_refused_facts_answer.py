@@ -38,3 +38,10 @@ def test_an_option_the_graph_holds_is_no_dosing_request() -> None:
     assert reason is not None and "drug dosing" in reason
     reason = _screen("Ewing sarcoma on VDC/IE: what dose adjustment of doxorubicin?", (option,))
     assert reason is not None and "drug dosing" in reason
+
+
+def test_a_high_dose_regimen_is_no_dosing_request() -> None:
+    # 'high-dose busulfan-melphalan ... of Ewing sarcoma' names a regimen; the graph's options are not needed
+    assert _screen("Who should get high-dose busulfan-melphalan after resection of Ewing sarcoma?") is None
+    reason = _screen("What is the high dose of methotrexate in mg/m2?")
+    assert reason is not None and "drug dosing" in reason
