@@ -4,6 +4,7 @@ unsafe-query suite against the real Neo4j, and writes flat figures to bench/resu
 
     python bench/qa_bench.py [--limit N] [--port 7703]   # own Neo4j server under .dkg-bench-qa/
     python bench/qa_bench.py --clinician-only            # only the human-written clinician questions
+    python bench/qa_bench.py --clinician-only --rules-only   # the same, answered by the rule layer alone
     python bench/qa_bench.py --compare DIR [DIR ...]      # trained text-to-Cypher models side by side
     python bench/qa_bench.py --baseline-clinician        # the no-DKG baseline on the clinician questions
     python bench/qa_bench.py --gold-targets              # grounding + walk alone: the gold target as the beam
@@ -71,6 +72,9 @@ def main() -> None:
     parser.add_argument("--clinician-only", action="store_true",
                         help="score only the human-written clinician questions (dev and held-out) and update "
                              "their keys in bench/results/qa.json")
+    parser.add_argument("--rules-only", action="store_true",
+                        help="with --clinician-only: answer with the rule layer alone (no model is trained or "
+                             "loaded); keys get the suffix _rules_only")
     parser.add_argument("--model-dir", type=Path, default=None,
                         help="with --clinician-only: answer with this trained model instead of models/text2cypher")
     parser.add_argument("--label", default="", help="with --clinician-only: suffix for the keys written "
@@ -103,7 +107,7 @@ def main() -> None:
         elif args.compare:
             run_compare(settings, args.compare, args.limit, args.heldout, args.dataset)
         elif args.clinician_only:
-            run_clinician(settings, args.label, args.model_dir)
+            run_clinician(settings, args.label, args.model_dir, args.rules_only)
         else:
             run(settings, args)
 
@@ -127,13 +131,19 @@ def clinician_figures(service: TextToCypherService) -> dict[str, float]:
     return {**figures, **clinician.accuracy_figures(held, "clinician_heldout")}
 
 
-def run_clinician(settings: Settings, label: str, model_dir: Path | None = None) -> None:
+def run_clinician(settings: Settings, label: str, model_dir: Path | None = None, rules_only: bool = False) -> None:
     items, _ = ensure_dataset(settings, on_progress=say)
-    model_dir = model_dir or ensure_model(settings, on_progress=say)
     versions = {i.guideline: i.version for i in items}
-    with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
-        figures = clinician_figures(service)
-    figures["clinician_model_dev_exact_match"] = json.loads((model_dir / "meta.json").read_text()).get("dev_exact", 0.0)
+    if rules_only:
+        with TextToCypherService(settings, rules_only=True, versions=versions) as service:
+            figures = clinician_figures(service)
+        label = "_".join(filter(None, ["rules_only", label]))
+    else:
+        model_dir = model_dir or ensure_model(settings, on_progress=say)
+        with TextToCypherService(settings, model_dir=model_dir, versions=versions) as service:
+            figures = clinician_figures(service)
+        figures["clinician_model_dev_exact_match"] = json.loads((model_dir / "meta.json").read_text()).get(
+            "dev_exact", 0.0)
     if label:
         figures = {f"{k}_{label}": v for k, v in figures.items()}
     path = RESULTS / "qa.json"

@@ -276,6 +276,8 @@ class ClinicalLexiconData(BaseModel):
     course_events: CourseEvents = Field(default_factory=CourseEvents)
     done_cues: list[str] = Field(default_factory=list, description="words saying a step was done ('done')")
     done_stop_words: list[str] = Field(default_factory=list, description="words too common to tell steps apart")
+    not_done_wordings: list[str] = Field(default_factory=list, description="wordings with a done cue that report a "
+                                         "result, not a step done ('complete response')")
 
     @field_validator("value_precedence")
     @classmethod
@@ -391,9 +393,18 @@ class Negation:
 
     def negates(self, start: int) -> bool:
         """Whether the text starting at character ``start`` follows a cue within the window, same clause."""
+        return self.cue_before(start) is not None
+
+    def cue_before(self, start: int) -> int | None:
+        """Where the nearest cue that negates the text at character ``start`` ends (the character after it), or
+        None when no cue does."""
         token = max((i for i, s in enumerate(self.token_starts) if s <= start), default=0)
         clause = next(((a, b) for a, b in self.boundaries if a <= token < b), (0, len(self.token_starts)))
-        return any(clause[0] <= end <= token and token - end <= self.window for end in self.cue_ends)
+        ends = [end for end in self.cue_ends if clause[0] <= end <= token and token - end <= self.window]
+        if not ends:
+            return None
+        end = max(ends)
+        return self.token_starts[end] if end < len(self.token_starts) else start
 
 
 def _phrase_regex(phrase: str) -> re.Pattern[str]:
@@ -549,11 +560,19 @@ class ClinicalLexicon:
                     reading.facts.append(FactSpan(entry.key, value, start, end,
                                                   "shared" if entry.shares_words else "pattern"))
         negated = self.negation(question)
+        in_a_cue_scope: list[tuple[str, FactValue, re.Match[str]]] = []
         for key, value, _phrase, regex in self.phrases:
             for m in regex.finditer(text):
-                if not self._negated_phrase(text, m.start()) and not negated.negates(m.start()) \
-                        and claim(key, m.start(), m.end()):
+                if self._negated_phrase(text, m.start()):
+                    continue
+                if negated.negates(m.start()):
+                    in_a_cue_scope.append((key, value, m))
+                elif claim(key, m.start(), m.end()):
                     reading.facts.append(FactSpan(key, value, m.start(), m.end(), "phrase"))
+        # once every other wording is read: a cue whose words already gave a fact before the wording
+        for key, value, m in in_a_cue_scope:
+            if not self._negated_by_cue(text, negated, reading.facts, m.start()) and claim(key, m.start(), m.end()):
+                reading.facts.append(FactSpan(key, value, m.start(), m.end(), "phrase"))
         if not self.concept_terms.search(text):
             reading.facts.sort(key=lambda f: f.start)
             return reading
@@ -564,11 +583,24 @@ class ClinicalLexicon:
                 if concept.key not in reading.unknown:
                     reading.unknown.append(concept.key)
                 continue
-            value = concept.negated if ent._.negex else concept.affirmed
+            negex = ent._.negex and (negated.cue_before(ent.start_char) is None
+                                     or self._negated_by_cue(text, negated, reading.facts, ent.start_char))
+            value = concept.negated if negex else concept.affirmed
             if value is not None and claim(concept.key, ent.start_char, ent.end_char):
                 reading.facts.append(FactSpan(concept.key, value, ent.start_char, ent.end_char, "concept"))
         reading.facts.sort(key=lambda f: f.start)
         return reading
+
+    @staticmethod
+    def _negated_by_cue(text: str, negated: Negation, found: list[FactSpan], start: int) -> bool:
+        """Whether a NegEx cue negates the wording at ``start``. A cue whose words already gave a fact before it
+        ('no mets on CT chest resectable': metastasis=none) negates no later wording unless a list goes on with
+        'or' / 'nor' ('no mets or nodes'): without punctuation nothing else ends its scope."""
+        cue = negated.cue_before(start)
+        if cue is None:
+            return False
+        before = [f.end for f in found if cue < f.end <= start]
+        return not before or _LIST_GOES_ON.search(text[max(before):start]) is not None
 
     @staticmethod
     def _negated_phrase(text: str, start: int) -> bool:
@@ -593,6 +625,8 @@ class ClinicalLexicon:
             return None
         return round(number, 2)
 
+
+_LIST_GOES_ON = re.compile(r"\b(?:or|nor)\b|/")
 
 _STATED = re.compile(r"(?<![a-z_])(?P<key>" + "|".join(sorted(map(re.escape, VOCABULARY), key=len, reverse=True))
                      + r")\s?=\s?(?P<value>[a-z0-9_+.\-]+)")

@@ -31,6 +31,9 @@ class TopicName(BaseModel):
 
     alias: str = Field(min_length=2, max_length=120)
     case_sensitive: bool = False
+    in_context: bool = Field(default=False, description="the wording names the topic only with the words round an "
+                             "ambiguous name ('the all pathway'): read in questions, never drawn as a name of the "
+                             "topic when questions are generated")
 
 
 class TopicEntry(BaseModel):

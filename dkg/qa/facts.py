@@ -141,7 +141,7 @@ class _TopicNames(Mapping[str, tuple[str, ...]]):
     data on first use (:mod:`dkg.lexicon.topics`); no guideline is named in code."""
 
     def _names(self) -> dict[str, tuple[str, ...]]:
-        return {t.guideline: tuple(n.alias for n in t.names) for t in guideline_topics()}
+        return {t.guideline: tuple(n.alias for n in t.names if not n.in_context) for t in guideline_topics()}
 
     def __getitem__(self, guideline: str) -> tuple[str, ...]:
         return self._names()[guideline]

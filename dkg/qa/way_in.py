@@ -108,14 +108,41 @@ def _covers(key: str, tests: list[Constraint]) -> bool:
     return all(any(holds(c, value) for c in tests) for value in spec.values)
 
 
+_SENTENCE_START = re.compile(r"(?<=[a-z0-9%])\s+(?=[A-Z][a-z]+\b)")
+_QUESTION_START = re.compile(r"(?:what|how|which|when|who|whom|why|where|should|would|could|can|shall|will|is|are|"
+                             r"was|were|does|do|did|has|have|any|next|please|thoughts|plan|management|"
+                             r"recommend\w*|options?)\b", re.IGNORECASE)
+
+
+def _asking_sentence(sentences: list[str]) -> int:
+    """Which of the sentences found inside a question's last clause asks: the last one after the first that
+    starts with a question word, else a short last one ('Neoadjuvant plan') after a first that does not ask."""
+    starts = [i for i, s in enumerate(sentences) if i and _QUESTION_START.match(s.strip())]
+    if starts:
+        return starts[-1]
+    if len(sentences) > 1 and len(sentences[-1].split()) <= 3 and not _QUESTION_START.match(sentences[0].strip()):
+        return len(sentences) - 1
+    return 0
+
+
 def _reported_clauses(question: str, shorthand: bool = False) -> list[set[str]]:
     """The words of each clause of ``question`` that reports rather than asks. The clause that asks ('should
     doxorubicin and cisplatin be given around surgery?') names a step to come, and a list in brackets is one clause
     ('staging done (CT chest, PET, bilateral marrow)'). ``shorthand``: a clause also has the words its shorthand
     stands for (lexicon abbreviations: 'echo' → echocardiogram)."""
+    for wording in clinical_lexicon().data.not_done_wordings:
+        question = re.sub(rf"\b{re.escape(wording)}\b", " ", question, flags=re.IGNORECASE)
     parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
-    return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set())
-            for c, end in zip(parts[::2], [*parts[1::2], ""], strict=True) if end != "?"]
+    reported = []
+    for clause, end in zip(parts[::2], [*parts[1::2], ""], strict=True):
+        if end == "?":
+            # a note typed without full stops asks only from its last sentence ('MRI done How often should we image
+            # him?'): a capitalised word after a lower-case one starts a sentence, and the asking one starts with a
+            # question word or is a few words ('... audiogram normal Neoadjuvant plan?')
+            reported += _SENTENCE_START.split(clause)[:_asking_sentence(_SENTENCE_START.split(clause))]
+        else:
+            reported.append(clause)
+    return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set()) for c in reported]
 
 
 def _shorthand_words(text: str) -> set[str]:

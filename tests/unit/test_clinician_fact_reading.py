@@ -437,3 +437,21 @@ def test_a_tumour_that_grew_during_a_treatment_progressed() -> None:
 ])
 def test_no_further_surgery_is_not_resectable(question: str) -> None:
     assert facts(question)["resectable"] == "no"
+
+
+# notes typed without punctuation (bench/qa_robustness.py): a negation whose words already gave a fact ends there
+@pytest.mark.parametrize(("question", "stated"), [
+    ("grade 2 chondrosarcoma of the femur no mets on CT chest resectable plan?",
+     {"metastasis": "none", "resectable": "yes"}),
+    ("no PMH fit for chemo", {"comorbidity": "none"}),
+    ("no mets not resectable", {"metastasis": "none", "resectable": "no"}),
+    ("chondrosarcoma, no mets, not resectable", {"metastasis": "none", "resectable": "no"}),
+    ("no comorbidities not fit for intensive therapy", {"comorbidity": "substantial"}),
+])
+def test_a_negation_ends_at_the_fact_its_words_gave(question: str, stated: dict[str, str]) -> None:
+    found = facts(question)
+    assert {k: found.get(k) for k in stated} == stated
+
+
+def test_a_negated_list_goes_on_with_or() -> None:
+    assert "resectable" not in facts("no mets or resectable disease")

@@ -210,3 +210,31 @@ def test_shorthand_and_the_parts_of_a_hyphenated_word_name_a_done_step() -> None
     # 'post-induction' holds the word 'induction'
     assert way_in.done_steps("post-induction restaging done. Local control?") == {"restage"}
     assert way_in.done_steps("Audiogram normal. Neoadjuvant plan?") == set()
+
+
+def test_a_note_typed_without_full_stops_asks_only_from_its_last_sentence() -> None:
+    rows = [
+        {"a": "entry", "b": "resection", "arrow": [], "box": [], "action": True,
+         "content": "Wide resection with endoprosthesis"},
+        {"a": "resection", "b": "baseline", "arrow": [], "box": [], "action": True,
+         "content": "Baseline post-op CT chest and MRI"},
+        {"a": "baseline", "b": "surveillance", "arrow": [], "box": [], "action": True,
+         "content": "Surveillance imaging every 6 months"},
+    ]
+    way_in = WayIn(rows)
+    question = ("Grade II chondrosarcoma margins negative Baseline post-op CT chest and MRI done How often should we "
+                "image?")
+    assert way_in.done_steps(question) == {"baseline"}
+    assert way_in.done_steps("16M osteosarcoma Baseline post-op CT chest and MRI done Next plan?") == {"baseline"}
+    # the sentence that asks reports nothing, even with a name in it
+    assert not way_in.done_steps("Was the baseline post-op CT chest and MRI done for Mrs Smith?")
+
+
+def test_a_complete_response_is_a_result_not_a_step_done() -> None:
+    rows = [
+        {"a": "entry", "b": "restage", "arrow": [], "box": [], "action": True,
+         "content": "Restaging of residual lung nodules after 12 weeks"},
+    ]
+    way_in = WayIn(rows)
+    assert not way_in.done_steps("Restaging residual lung nodules less than a complete response What next?")
+    assert way_in.done_steps("Restaging of residual lung nodules completed What next?") == {"restage"}

@@ -54,3 +54,23 @@ def test_a_drug_only_hints_at_a_guideline() -> None:
     assert detect_guidelines("relapsed on dasatinib with a T315I mutation, 45M") != []
     # a disease no guideline covers is still named, though the drug is one a guideline uses
     assert unknown_diseases("metastatic melanoma progressing on nivolumab") == ["melanoma"]
+
+
+@pytest.mark.parametrize("question", [
+    "ph+ all, 45yo, fit. induction?",
+    "when does the all pathway recommend pomp maintenance?",
+    "in which situation does the all algorithm recommend blina?",
+    "all in cr1 now with an isolated cns relapse. what next?",
+    "relapsed all after hyper-cvad",
+])
+def test_all_in_lower_case_names_the_disease_where_the_words_round_it_say_so(question: str) -> None:
+    assert detect_guidelines(question) == ["ALL"]
+
+
+@pytest.mark.parametrize("question", [
+    "we treat all patients in remission the same way",
+    "relapse of all lesions after sunitinib for renal cell carcinoma",
+    "is all of the osteosarcoma resectable?",
+])
+def test_all_as_an_ordinary_word_names_no_leukemia(question: str) -> None:
+    assert "ALL" not in detect_guidelines(question)
