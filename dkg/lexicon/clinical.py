@@ -560,18 +560,18 @@ class ClinicalLexicon:
                     reading.facts.append(FactSpan(entry.key, value, start, end,
                                                   "shared" if entry.shares_words else "pattern"))
         negated = self.negation(question)
-        in_a_cue_scope: list[tuple[str, FactValue, re.Match[str]]] = []
+        in_a_cue_scope: list[tuple[str, FactValue, re.Match[str], int]] = []
         for key, value, _phrase, regex in self.phrases:
             for m in regex.finditer(text):
                 if self._negated_phrase(text, m.start()):
                     continue
-                if negated.negates(m.start()):
-                    in_a_cue_scope.append((key, value, m))
+                if (cue := negated.cue_before(m.start())) is not None:
+                    in_a_cue_scope.append((key, value, m, cue))
                 elif claim(key, m.start(), m.end()):
                     reading.facts.append(FactSpan(key, value, m.start(), m.end(), "phrase"))
         # once every other wording is read: a cue whose words already gave a fact before the wording
-        for key, value, m in in_a_cue_scope:
-            if not self._negated_by_cue(text, negated, reading.facts, m.start()) and claim(key, m.start(), m.end()):
+        for key, value, m, cue in in_a_cue_scope:
+            if not self._cue_reaches(text, cue, reading.facts, m.start()) and claim(key, m.start(), m.end()):
                 reading.facts.append(FactSpan(key, value, m.start(), m.end(), "phrase"))
         if not self.concept_terms.search(text):
             reading.facts.sort(key=lambda f: f.start)
@@ -583,8 +583,8 @@ class ClinicalLexicon:
                 if concept.key not in reading.unknown:
                     reading.unknown.append(concept.key)
                 continue
-            negex = ent._.negex and (negated.cue_before(ent.start_char) is None
-                                     or self._negated_by_cue(text, negated, reading.facts, ent.start_char))
+            cue = negated.cue_before(ent.start_char)
+            negex = ent._.negex and (cue is None or self._cue_reaches(text, cue, reading.facts, ent.start_char))
             value = concept.negated if negex else concept.affirmed
             if value is not None and claim(concept.key, ent.start_char, ent.end_char):
                 reading.facts.append(FactSpan(concept.key, value, ent.start_char, ent.end_char, "concept"))
@@ -592,13 +592,11 @@ class ClinicalLexicon:
         return reading
 
     @staticmethod
-    def _negated_by_cue(text: str, negated: Negation, found: list[FactSpan], start: int) -> bool:
-        """Whether a NegEx cue negates the wording at ``start``. A cue whose words already gave a fact before it
-        ('no mets on CT chest resectable': metastasis=none) negates no later wording unless a list goes on with
-        'or' / 'nor' ('no mets or nodes'): without punctuation nothing else ends its scope."""
-        cue = negated.cue_before(start)
-        if cue is None:
-            return False
+    def _cue_reaches(text: str, cue: int, found: list[FactSpan], start: int) -> bool:
+        """Whether the NegEx cue ending at character ``cue`` still negates the wording at ``start``. A cue whose
+        words already gave a fact before it ('no mets on CT chest resectable': metastasis=none) negates no later
+        wording unless a list goes on with 'or' / 'nor' ('no mets or nodes'): without punctuation nothing else
+        ends its scope."""
         before = [f.end for f in found if cue < f.end <= start]
         return not before or _LIST_GOES_ON.search(text[max(before):start]) is not None
 

@@ -104,15 +104,20 @@ def _starts(graph: Graph, guideline: str, version: str, facts: dict[str, float |
     if changing and (unreached := [uid for uid in candidates if uid not in reached]):
         placed = {r["uid"] for r in graph.read(queries["position_starts"], {
             **params, "tests": [r for r in rows if r["k"] in changing]})}
-        later = way_in.ways(way_in_facts({k: v for k, v in broader.items() if k not in changing}))
+        later = _ways_without(way_in, broader, changing)
         out.update({uid: later[uid] for uid in unreached if uid in placed and uid in later})
     # a stated value of such a key that places nothing is the value now too ('further surgery not possible' after
     # a resection the way in passed as resectable): a start no consistent way reaches is reached without it
     drifting = sorted(set(broader) & set(course_events().resets) - {str(r["k"]) for r in rows})
     if drifting and (unreached := [uid for uid in candidates if uid not in out]):
-        later = way_in.ways(way_in_facts({k: v for k, v in broader.items() if k not in drifting}))
+        later = _ways_without(way_in, broader, drifting)
         out.update({uid: later[uid] for uid in unreached if uid in later})
     return out
+
+
+def _ways_without(way_in: WayIn, facts: dict[str, float | str], keys: list[str]) -> dict[str, Way]:
+    """The best ways in when the values of ``keys`` are left out (values that change over the course)."""
+    return way_in.ways(way_in_facts({k: v for k, v in facts.items() if k not in keys}))
 
 
 def _without_changing(facts: dict[str, float | str]) -> WayInFacts:

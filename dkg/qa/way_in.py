@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from dkg.errors import ConstraintError
@@ -125,13 +126,19 @@ def _asking_sentence(sentences: list[str]) -> int:
     return 0
 
 
+@lru_cache(maxsize=1)
+def _not_done_wordings() -> re.Pattern[str]:
+    """The lexicon's wordings that report a result with a done cue in them ('complete response'), as one regex."""
+    wordings = sorted(map(re.escape, clinical_lexicon().data.not_done_wordings), key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(wordings)})\b" if wordings else r"(?!)", re.IGNORECASE)
+
+
 def _reported_clauses(question: str, shorthand: bool = False) -> list[set[str]]:
     """The words of each clause of ``question`` that reports rather than asks. The clause that asks ('should
     doxorubicin and cisplatin be given around surgery?') names a step to come, and a list in brackets is one clause
     ('staging done (CT chest, PET, bilateral marrow)'). ``shorthand``: a clause also has the words its shorthand
     stands for (lexicon abbreviations: 'echo' → echocardiogram)."""
-    for wording in clinical_lexicon().data.not_done_wordings:
-        question = re.sub(rf"\b{re.escape(wording)}\b", " ", question, flags=re.IGNORECASE)
+    question = _not_done_wordings().sub(" ", question)
     parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
     reported = []
     for clause, end in zip(parts[::2], [*parts[1::2], ""], strict=True):
@@ -139,7 +146,8 @@ def _reported_clauses(question: str, shorthand: bool = False) -> list[set[str]]:
             # a note typed without full stops asks only from its last sentence ('MRI done How often should we image
             # him?'): a capitalised word after a lower-case one starts a sentence, and the asking one starts with a
             # question word or is a few words ('... audiogram normal Neoadjuvant plan?')
-            reported += _SENTENCE_START.split(clause)[:_asking_sentence(_SENTENCE_START.split(clause))]
+            sentences = _SENTENCE_START.split(clause)
+            reported += sentences[:_asking_sentence(sentences)]
         else:
             reported.append(clause)
     return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set()) for c in reported]
