@@ -204,6 +204,15 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
         repairs.append(f"the question does not ask for whom {treatment!r} is recommended; answered as next step")
         sketch = QuerySketch(QuestionType.NEXT_STEP, sketch.guideline, tuple(sorted(facts)))
         treatment = None
+    if sketch.qtype is not QuestionType.CONDITIONS and known_treatments and asks(question, "conditions") \
+            and not asks(question, "advise"):
+        # the question's form decides the type over the decoded one, as in fallback_sketch: "who gets X?" asks
+        # for whom a treatment the guideline knows is recommended, even when it also names the patient group
+        named = asked_treatment(question, known_treatments)
+        if named:
+            repairs.append(f"the question asks for whom {named!r} is recommended; answered as conditions")
+            sketch = QuerySketch(QuestionType.CONDITIONS, sketch.guideline, (), named)
+            treatment = named
     if sketch.qtype is QuestionType.ADVISE and not asks(question, "advise"):
         # an advise query needs a question about a treatment ("is X appropriate?"); otherwise the patient's
         # facts ask for the next step

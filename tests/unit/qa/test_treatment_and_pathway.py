@@ -49,6 +49,24 @@ def test_advise_query_without_an_advise_question_is_a_next_step() -> None:
     assert grounded.sketch.qtype is QuestionType.NEXT_STEP and grounded.sketch.treatment is None
 
 
+@pytest.mark.parametrize("decoded", [QuestionType.ADVISE, QuestionType.NEXT_STEP])
+def test_a_for_whom_question_is_conditions_whatever_was_decoded(decoded: QuestionType) -> None:
+    # the model read "who gets X" with the topic's facts as an advise query; the question's form decides
+    question = "In Ph+ ALL, who gets TKI + blinatumomab as first-line therapy?"
+    treatment = "tki + blinatumomab" if decoded is QuestionType.ADVISE else None
+    sketch = QuerySketch(decoded, "ALL", ("ph",), treatment)
+    grounded = ground_sketch(sketch, question, KNOWN, {"ph": "+"})
+    assert grounded.sketch.qtype is QuestionType.CONDITIONS
+    assert grounded.sketch.treatment == "tki + blinatumomab" and grounded.facts == {}
+
+
+def test_a_for_whom_word_inside_an_advise_question_keeps_advise() -> None:
+    question = "Ph+ ALL, 30 y/o, who gets MRD checks monthly: is TKI + blinatumomab appropriate?"
+    sketch = QuerySketch(QuestionType.ADVISE, "ALL", ("age", "ph"), "tki + blinatumomab")
+    grounded = ground_sketch(sketch, question, KNOWN, {"age": 30.0, "ph": "+"})
+    assert grounded.sketch.qtype is QuestionType.ADVISE
+
+
 def test_fallback_for_whom_question_is_conditions() -> None:
     question = "In clear-cell RCC, for which pts does the pathway list blinatumomab as a first-line choice?"
     sketch = fallback_sketch(question, "kidney", KNOWN, {"histology": "clear_cell"})
