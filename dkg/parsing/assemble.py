@@ -522,7 +522,7 @@ def _pointer_arrows(boxes: list[RawBox], settings: AssemblySettings) -> list[Raw
         if box.pointer is None:
             continue
         near = sorted((_box_distance(other, box.pointer), bi) for bi, other in enumerate(boxes) if bi != source)
-        if not near or near[0][0] > 2 * settings.attach_tol:
+        if not near or near[0][0] > settings.pointer_reach:
             continue
         targets = _row_of(near[0][1], boxes, settings)
         out.append(RawConnector([source], targets, [Segment(box.bbox.center, box.pointer)], "block"))
@@ -541,7 +541,8 @@ def _row_of(index: int, boxes: list[RawBox], settings: AssemblySettings) -> list
             for member in list(row):
                 m = boxes[member].bbox
                 gap = max(box.bbox.x0 - m.x1, m.x0 - box.bbox.x1)
-                if abs(box.bbox.top - m.top) <= settings.row_align_tol and -0.5 <= gap <= settings.row_gap:
+                if abs(box.bbox.top - m.top) <= settings.row_align_tol and \
+                        -settings.row_overlap <= gap <= settings.row_gap:
                     row.add(bi)
                     changed = True
                     break

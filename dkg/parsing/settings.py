@@ -51,10 +51,12 @@ class AssemblySettings:
     # a polygon box with one vertex standing out of a straight side by at least this much is a box with a
     # pointer (a chevron drawn as part of the box): the pointer is a block arrow into the box it reaches
     pointer_min_depth: float = 6.0
+    pointer_reach: float = 10.0  # the box a pointer enters stands at most this far from its tip
     # boxes standing side by side, this close, with equal tops and bottoms, form one row (a table header):
     # a pointer into one of them enters them all
     row_gap: float = 2.5
     row_align_tol: float = 2.0
+    row_overlap: float = 0.5  # ... and overlapping by at most this much (cells sharing a border)
 
     # boxes stacked this close (gap in y; negative = overlapping), the narrower one standing at least this share
     # of its width under the wider one, follow each other in reading order when no connector joins them

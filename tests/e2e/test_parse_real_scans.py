@@ -57,3 +57,18 @@ def test_a_branch_label_read_glued_to_its_arrow_labels_that_arrow(tmp_path: Path
     result = parse_pdf(_scan(tmp_path, "smog-46", 200))
     edges = {(e.head, e.tail): e.label for e in result.edges}
     assert edges.get(("\u201cSinus Tach\u201d", "Chest Pain / SOB / Dizziness?")) == "YES", sorted(edges)
+
+
+def test_bands_joined_by_chevrons_are_a_chain_and_the_last_enters_every_column(tmp_path: Path) -> None:
+    # cbrn-12 Figure 5: four bands outlined in thick grey, each running on into a chevron over the next, the last
+    # over a table of four criteria columns. The adaptive threshold read each outline as two thin lines, traced as
+    # one headless network from the top band to the three below (6 gold edges missed, 4 stray ones)
+    result = parse_pdf(_scan(tmp_path, "cbrn-12", 200), pages="1")
+    gold = read_edges(ROOT / "gold" / "cbrn-12-edges.csv")
+    band_gold = [g for g in gold if g["head"].startswith(("Obtain", "Conduct", "Maintain"))]
+    assert len(band_gold) == 7  # three band-to-band edges and the last band into four columns
+    pred = [e.model_dump() for e in result.edges]
+    assert prf(pred, band_gold[:3])["matched"] == 3  # the chain, read exactly
+    fuzzy = prf(pred, band_gold, fuzzy=True)
+    assert fuzzy["matched"] == 7, fuzzy
+    assert not any(e.head.startswith("Obtain") and e.tail.startswith("Maintain") for e in result.edges)

@@ -49,6 +49,17 @@ def binarise(gray: np.ndarray, width_pt: float, settings: ScanSettings) -> PageI
                                 settings.adaptive_offset)
     paper = int(np.percentile(smooth, settings.paper_percentile))
     tone = paper_tone(smooth, settings)
+    if settings.solid_line_margin > 0:
+        # the adaptive threshold leaves the middle of a thick dark line hollow (its pixels are no darker than
+        # their neighbourhood): two thin lines with paper between them, each traced as a connector. A gap that
+        # narrow between ink, itself dark, is ink; the pale counters of letters and a dark band's inside are not
+        gap = max(3, int(round(settings.solid_line_gap_pt * ppt)))
+        closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (gap, gap)))
+        dark = (smooth.astype(np.int16) < tone - settings.solid_line_margin).astype(np.uint8)
+        # only the core of a dark structure at least twice ``solid_line_core_pt`` thick: text and thin lines
+        # keep the adaptive reading (blurred gaps between letters are dark too)
+        core = cv2.distanceTransform(dark, cv2.DIST_L2, 3) >= settings.solid_line_core_pt * ppt
+        ink = np.where(core & (closed > 0), 255, ink).astype(np.uint8)
     fill = ((smooth.astype(np.int16) < tone - settings.fill_margin).astype(np.uint8)) * 255
     faint = ((smooth.astype(np.int16) < tone - settings.faint_margin).astype(np.uint8)) * 255
     return PageImage(gray, ink, fill, faint, ppt, skew, paper)

@@ -11,7 +11,7 @@ import numpy as np
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.models import PagePrimitives, Segment, Shape
 from dkg.parsing.scan.binarise import binarise
-from dkg.parsing.scan.connectors import Stroke, find_connectors, network_strokes, reach_boxes
+from dkg.parsing.scan.connectors import find_connectors, network_strokes, reach_boxes
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
 from dkg.parsing.scan.shapes import find_shapes, snap_to_borders
 from dkg.parsing.scan.text import box_tokens, free_tokens, token_rects
@@ -40,17 +40,12 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
     else:
         strokes = reach_boxes([st for i, st in enumerate(connectors.strokes) if i not in borders], shapes,
                               settings.attach_pt * scale)
-    pointers = [Stroke((float(s.pointer[0]), float(s.rect[3])), (float(s.pointer[0]), float(s.pointer[1])))
-                for s in shapes if s.pointer is not None]
-    pointed = reach_boxes(pointers, shapes, settings.chevron_reach_pt * scale)
-    strokes += pointed
     inside = [BBox(*(v / scale for v in s.rect)) for s in shapes]
     free = [t for t in free if not any(b.contains_point(t.bbox.center) for b in inside)]
     prims = PagePrimitives(page_number, width_pt, height_pt, "ocr")
     for shape in shapes:
         x0, y0, x1, y1 = shape.rect
-        corners = shape.points or ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
-        prims.shapes.append(Shape(tuple(pt(px, py) for px, py in corners),
+        prims.shapes.append(Shape(tuple(pt(px, py) for px, py in shape.outline()),
                                   BBox(x0 / scale, y0 / scale, x1 / scale, y1 / scale),
                                   shape.filled, not shape.filled, shape.kind))
     for stroke in strokes:
@@ -59,12 +54,6 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
         x0, y0, x1, y1 = head.rect
         prims.arrowheads.append(Shape(tuple(pt(px, py) for px, py in head.points),
                                       BBox(x0 / scale, y0 / scale, x1 / scale, y1 / scale), True, False))
-    size = settings.head_min_pt * scale
-    for stroke in pointed:  # a chevron points at the box under it: a head where its stem reaches that box
-        (tx, ty) = stroke.b
-        prims.arrowheads.append(Shape((pt(tx - size, ty - size), pt(tx + size, ty - size), pt(tx, ty)),
-                                      BBox((tx - size) / scale, (ty - size) / scale, (tx + size) / scale,
-                                           ty / scale), True, False))
     prims.tokens = box_tokens(page, shapes, settings) + free
     return prims
 

@@ -41,6 +41,12 @@ class ScanSettings:
     background_window: float = 0.3  # share of the page width over which the paper tone is taken
     background_reduction: int = 8  # the paper tone is computed on a copy this many times smaller
     max_skew_deg: float = 5.0
+    # a thick grey line (cbrn-12's band outlines, about 3.5 pt of grey 100) comes out of the adaptive threshold
+    # as two thin lines: a gap up to ``solid_line_gap_pt`` wide between ink that is at least
+    # ``solid_line_margin`` grey levels below the paper tone is ink too; 0 turns it off
+    solid_line_margin: int = 60
+    solid_line_gap_pt: float = 1.5
+    solid_line_core_pt: float = 0.8
     # shapes
     min_box_width_pt: float = 18.0
     min_box_height_pt: float = 9.0
@@ -72,7 +78,9 @@ class ScanSettings:
     head_min_aspect: float = 0.5
     head_reach_pt: float = 4.0  # an arrowhead lies within this of a stroke's end
     attach_pt: float = 9.0  # a stroke end this far short of a box (its erased border and shadow) reaches it
-    chevron_reach_pt: float = 24.0  # a chevron under a box points at the box this close under its tip
+    # the chevron's outline reaches this far beyond its inside (a thick outline: cbrn-12's are 3.5 pt), all of
+    # it blanked from the OCR of the box under the tip
+    chevron_blank_pt: float = 6.0
     stub_max_pt: float = 14.0  # the longest stem of an arrow between two boxes that may be lost in a scan
     snap_pt: float = 20.0  # a shaded box whose fill fades out is widened to a border stroke this close
     snap_cover: float = 0.8  # ... that runs along this share of the box's side
@@ -115,8 +123,11 @@ class ScanSettings:
     # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box; its
     # connectors are traced networks, so stroke ends on two sides of a branch word are a line broken for it; a
     # label's OCR box is cut from a word read glued to its arrow, so it may stand a little further from the
-    # strokes than a born-digital label's (smog-46 ``YES`` 11 pt from the head pointing at it)
-    pipeline_assembly: AssemblySettings = AssemblySettings(label_broken_line_scanned=True, label_on_connector=12.0)
+    # strokes than a born-digital label's (smog-46 ``YES`` 11 pt from the head pointing
+    # at it); cells of a table row found by their insides overlap by their two grown borders and their tops differ
+    # by a scan's wobble; a chevron's tip is the lowest point of the box's inside, its outline and a gap below it
+    pipeline_assembly: AssemblySettings = AssemblySettings(label_broken_line_scanned=True, label_on_connector=12.0,
+                                                           row_overlap=2.5, row_align_tol=3.0, pointer_reach=24.0)
 
 
 DEFAULT_SETTINGS = ScanSettings()

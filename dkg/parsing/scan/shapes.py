@@ -25,6 +25,16 @@ class FoundShape:
     cover: Rect
     pointer: tuple[int, int] | None = None  # the tip of a chevron the outline runs on into, below the box
     chevron: Rect | None = None  # the area that chevron covers (kept out of the OCR of the box under it)
+    pointer_base: tuple[int, int] | None = None  # left and right x where the chevron leaves the box's bottom
+
+    def outline(self) -> tuple[tuple[int, int], ...]:
+        """The shape's corners; a box with a chevron as the polygon of its body and the chevron (the assembly
+        reads it as a box with a pointer, the same for both routes)."""
+        x0, y0, x1, y1 = self.rect
+        if self.pointer is None or self.pointer_base is None:
+            return self.points or ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+        left, right = self.pointer_base
+        return ((x0, y0), (x1, y0), (x1, y1), (right, y1), self.pointer, (left, y1), (x0, y1))
 
 
 def _overlap(a: Rect, b: Rect) -> int:
@@ -44,9 +54,19 @@ def _classify(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> tuple[
     if fill >= settings.min_rectangularity:
         return ("rect" if len(approx) <= 4 else "rounded"), approx
     low, high = settings.diamond_fill
-    if len(approx) == 4 and low <= fill <= high:
+    if len(approx) == 4 and low <= fill <= high and _mid_side_vertices(approx, rect):
         return "diamond", approx
     return None
+
+
+def _mid_side_vertices(points: np.ndarray, rect: Rect, tolerance: float = 0.25) -> bool:
+    """Whether each side of ``rect`` holds one of the four points near its middle (within ``tolerance`` of the
+    side's length): a diamond's corners, not a band with a chevron under it (its corners are the band's)."""
+    x0, y0, x1, y1 = rect
+    w, h = max(1, x1 - x0), max(1, y1 - y0)
+    sides = ((x0 + w / 2, y0, w), (x0 + w / 2, y1, w), (x0, y0 + h / 2, h), (x1, y0 + h / 2, h))
+    return all(any(abs(px - sx) + abs(py - sy) <= tolerance * length for px, py in points)
+               for sx, sy, length in sides)
 
 
 def _body(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> Rect | None:
@@ -70,19 +90,20 @@ def _body(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> Rect | Non
 
 
 def _chevron(contour: np.ndarray, rect: Rect, body: Rect, page: PageImage, settings: ScanSettings
-             ) -> tuple[tuple[int, int], Rect] | None:
+             ) -> tuple[tuple[int, int], Rect, tuple[int, int]] | None:
     """The tip and area of a chevron hanging under a box's body (narrower than half the body, at least
     ``head_min_pt`` deep), or None: rounded corners trim a body too, but never to a narrow hang."""
     if rect[3] - body[3] < settings.head_min_pt * page.ppt:
         return None
     outline = contour.reshape(-1, 2)
-    hanging = outline[outline[:, 1] > body[3] + 1]
+    # a border's wobble (noise, a trace of skew) is no hang: only points a border's width below the body
+    hanging = outline[outline[:, 1] > body[3] + page.px(settings.border_pt)]
     if hanging.size == 0 or hanging[:, 0].max() - hanging[:, 0].min() > 0.5 * (body[2] - body[0]):
         return None
     lowest = outline[outline[:, 1] >= rect[3] - 2]
-    pad = 3 * page.px(settings.border_pt)
+    pad = page.px(settings.chevron_blank_pt)
     area = (int(hanging[:, 0].min()) - pad, body[3], int(hanging[:, 0].max()) + pad, rect[3] + pad)
-    return (int(lowest[:, 0].mean()), rect[3]), area
+    return (int(lowest[:, 0].mean()), rect[3]), area, (int(hanging[:, 0].min()), int(hanging[:, 0].max()))
 
 
 def _size_ok(rect: Rect, page: PageImage, settings: ScanSettings) -> bool:
@@ -136,6 +157,7 @@ def _holes(mask: np.ndarray, page: PageImage, settings: ScanSettings) -> list[Fo
         classified = _classify(contour, rect, settings)
         pointer = None
         chevron: Rect | None = None
+        base: tuple[int, int] | None = None
         if classified is None or classified[0] != "diamond":
             trimmed = _body(contour, rect, settings)
             if trimmed is None or not _size_ok(trimmed, page, settings):
@@ -144,7 +166,7 @@ def _holes(mask: np.ndarray, page: PageImage, settings: ScanSettings) -> list[Fo
             else:
                 hang = _chevron(contour, rect, trimmed, page, settings)
                 if hang is not None:
-                    pointer, chevron = hang
+                    pointer, chevron, base = hang
                 if hang is not None or classified is None:
                     rect, classified = trimmed, ("rect", np.zeros((0, 2), np.int32))
                     x, y, w, h = rect[0], rect[1], rect[2] - rect[0], rect[3] - rect[1]
@@ -155,7 +177,7 @@ def _holes(mask: np.ndarray, page: PageImage, settings: ScanSettings) -> list[Fo
         grown = (x - border, y - border, x + w + border, y + h + border)
         points = tuple((int(px), int(py)) for px, py in approx) if kind == "diamond" else ()
         cover = (grown[0], grown[1], grown[2], max(grown[3], pointer[1] + border) if pointer else grown[3])
-        found.append(FoundShape(grown, kind, points, False, cover, pointer, chevron))
+        found.append(FoundShape(grown, kind, points, False, cover, pointer, chevron, base))
     return found
 
 
