@@ -72,3 +72,6 @@ def test_bands_joined_by_chevrons_are_a_chain_and_the_last_enters_every_column(t
     fuzzy = prf(pred, band_gold, fuzzy=True)
     assert fuzzy["matched"] == 7, fuzzy
     assert not any(e.head.startswith("Obtain") and e.tail.startswith("Maintain") for e in result.edges)
+    # the biohazard sign after the box's words, twice their height, was read as a letter "A"
+    assert ("Criteria Met for Potential Bioincident", "Initial Mitigation Steps") in {(e.head, e.tail)
+                                                                                      for e in result.edges}

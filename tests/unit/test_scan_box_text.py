@@ -89,3 +89,25 @@ def test_graded_boxes_stacked_edge_to_edge_without_a_border_between_are_two_boxe
 
 def test_a_light_band_across_a_dark_box_is_no_step() -> None:
     assert len(_box_rows(_stacked_graded_boxes(white_band=True), DEFAULT_SETTINGS)) == 1
+
+
+def test_a_pictogram_read_as_a_letter_is_dropped_but_a_letter_of_text_height_kept() -> None:
+    words_to_tokens = scan_text.words_to_tokens
+    # cbrn-12: the biohazard sign after "Criteria Met for Potential Bioincident" read "A" (88 px, confidence 96)
+    def table(height_of_a: int) -> dict[str, list[object]]:
+        words = [("Criteria", 34), ("Met", 30), ("for", 35), ("Potential", 34), ("Bioincident", 34),
+                 ("A", height_of_a)]
+        lefts = [0, 120, 180, 240, 380, 560]
+        return {"text": [w for w, _ in words], "conf": [96.0] * 6, "left": lefts, "top": [0] * 6,
+                "width": [100, 50, 50, 130, 170, 80], "height": [h for _, h in words],
+                "block_num": [1] * 6, "par_num": [1] * 6, "line_num": [1] * 6}
+
+    def words(height_of_a: int) -> list[str]:
+        tokens = words_to_tokens(table(height_of_a), (0, 0), 1.0, min_conf=10.0, settings=ScanSettings())
+        return [t.text for t in tokens if t.text.strip()]
+
+    assert words(88) == ["Criteria", "Met", "for", "Potential", "Bioincident"]
+    assert words(34)[-1] == "A"
+    kept = words_to_tokens(table(88), (0, 0), 1.0, min_conf=10.0,
+                           settings=ScanSettings(pictogram_height_ratio=0.0))
+    assert [t.text for t in kept if t.text.strip()][-1] == "A"

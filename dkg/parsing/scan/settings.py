@@ -99,6 +99,9 @@ class ScanSettings:
     # a lone ``|`` in a box's text is a capital I between two words of a line, and at a line's start when the next
     # word begins within this share of the bar's height (a word gap; smog-41 ``| (PR`` opens a line 0.39 of it away)
     bar_word_gap: float = 0.5
+    # a single letter this many times as tall as the other words of its line is a pictogram read as a letter
+    # (a biohazard sign read ``A``, with high confidence); 0 keeps it
+    pictogram_height_ratio: float = 2.0
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     # a capitalised branch label read glued to the arrow running into it (smog-46 ``<—yYES``, confidence 46) is

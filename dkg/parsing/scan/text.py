@@ -55,6 +55,7 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
     (smog-41 ``2° type I (PR gets longer``, the ``I`` opening the box's second line)."""
     swaps = settings.misread_max_swaps if settings is not None else 0
     bar_gap = (settings or ScanSettings()).bar_word_gap
+    pictogram_ratio = (settings or ScanSettings()).pictogram_height_ratio
     terms = load_terms() if swaps > 0 else frozenset()
     lines: dict[tuple[int, int, int], list[tuple[str, int, int, int, int]]] = defaultdict(list)
     for i, text in enumerate(data.get("text", [])):
@@ -74,7 +75,7 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
         words.sort(key=lambda w: w[1])
         words = [("I", *w[1:]) if w[0] == LONE_BAR and _bar_is_i(words, k, bar_gap) else w
                  for k, w in enumerate(words)]
-        words = [w for w in words if w[0] != LONE_BAR]
+        words = [w for w in words if w[0] != LONE_BAR and not _pictogram(w, words, pictogram_ratio)]
         if not words:
             continue
         if len(words) > 1 and words[0][0] in BULLET_READS:
@@ -100,6 +101,16 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
             tokens.append(Token(word, bbox, size))
             previous = bbox
     return tokens
+
+
+def _pictogram(word: tuple[str, int, int, int, int], line: list[tuple[str, int, int, int, int]], ratio: float
+               ) -> bool:
+    """Whether ``word`` is a pictogram read as a letter: one letter at least ``ratio`` times as tall as the
+    median of the line's other words, at least two of them (cbrn-12's biohazard sign read ``A``, 88 px among
+    words of 34, with confidence 96)."""
+    others = [w[4] for w in line if w is not word]
+    return (ratio > 0 and len(word[0]) == 1 and word[0].isalpha() and len(others) >= 2
+            and word[4] >= ratio * float(np.median(others)))
 
 
 def _bar_is_i(words: list[tuple[str, int, int, int, int]], k: int, gap_share: float) -> bool:
