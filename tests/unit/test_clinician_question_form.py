@@ -91,3 +91,21 @@ def test_an_adrenal_tumour_beside_the_kidney_is_another_disease(question: str) -
 ])
 def test_could_we_offer_x_is_an_advise_question(question: str) -> None:
     assert asks(question, "advise")
+
+
+@pytest.mark.parametrize("question", [
+    "Which Ph-negative patients are offered POMP maintenance with intrathecal prophylaxis?",  # w3-ALL-12
+    "What older, frail pts get blinatumomab?",
+    "Which patients get nephrectomy?",
+])
+def test_which_patients_may_say_which_ones(question: str) -> None:
+    assert asks(question, "conditions")
+
+
+@pytest.mark.parametrize("question", [
+    "Which regimen for patients with Ph+ ALL?",
+    "What treatment do patients with RCC get?",
+    "What is the next step for this patient?",
+])
+def test_which_regimen_for_patients_asks_for_a_regimen(question: str) -> None:
+    assert not asks(question, "conditions")
