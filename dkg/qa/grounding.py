@@ -206,8 +206,10 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
         treatment = None
     if sketch.qtype is not QuestionType.CONDITIONS and known_treatments and asks(question, "conditions") \
             and not asks(question, "advise"):
-        # the question's form decides the type over the decoded one, as in fallback_sketch: "who gets X?" asks
-        # for whom a treatment the guideline knows is recommended, even when it also names the patient group
+        # the question's form decides the type over the decoded one: "who gets X?" asks for whom a treatment the
+        # guideline knows is recommended, even when it also names the patient group. Stricter than
+        # fallback_sketch, which has no decoded type to weigh: "when is X recommended?" has both forms, and a
+        # decoded advise or next step stands for it (dev-ALL-17, dev-bone-16 need the fallback's precedence)
         named = asked_treatment(question, known_treatments)
         if named:
             repairs.append(f"the question asks for whom {named!r} is recommended; answered as conditions")

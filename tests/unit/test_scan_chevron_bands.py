@@ -15,6 +15,7 @@ from dkg.parsing.models import PagePrimitives, Shape, Token
 from dkg.parsing.scan.binarise import binarise
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS
 from dkg.parsing.scan.shapes import find_shapes
+from tests.unit.scan_images import as_scanned
 
 PPT = 200 / 72  # a 200 dpi scan
 WIDTH_PT, HEIGHT_PT = 400.0, 330.0
@@ -24,14 +25,6 @@ HEADER = (200, 225)  # the header row's cells: 30-150, 150-270, 270-390
 
 def _px(points: float) -> int:
     return int(round(points * PPT))
-
-
-def _noisy(img: np.ndarray) -> np.ndarray:
-    rng = np.random.default_rng(11)
-    img = np.clip(img.astype(np.int16) + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 60])
-    assert ok
-    return cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
 
 
 def _band_page() -> np.ndarray:
@@ -49,7 +42,7 @@ def _band_page() -> np.ndarray:
     for x0, x1 in ((30, 150), (150, 270), (270, 390)):
         cv2.rectangle(img, (_px(x0), _px(HEADER[0])), (_px(x1), _px(HEADER[1])), 30, 2)
         cv2.putText(img, "Crit", (_px(x0 + 10), _px(HEADER[0] + 18)), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 0, 2)
-    return _noisy(img)
+    return as_scanned(img, seed=11, noise_sd=3)
 
 
 def test_a_thick_grey_outline_is_solid_ink_not_two_thin_lines() -> None:

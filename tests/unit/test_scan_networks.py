@@ -17,6 +17,7 @@ from dkg.parsing.scan import pipeline
 from dkg.parsing.scan.network import pixel_graph, trace_networks
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
 from dkg.parsing.scan.shapes import FoundShape
+from tests.unit.scan_images import as_scanned
 
 PPT = 300 / 72
 WIDTH_PT, HEIGHT_PT = 300.0, 300.0
@@ -51,14 +52,6 @@ def _line(img: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> No
     cv2.line(img, (_px(a[0]), _px(a[1])), (_px(b[0]), _px(b[1])), 10, 4)
 
 
-def _noisy(img: np.ndarray) -> np.ndarray:
-    rng = np.random.default_rng(3)
-    img = np.clip(img.astype(np.int16) + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 60])
-    assert ok
-    return cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
-
-
 def _edges(img: np.ndarray, names: dict[str, tuple[float, float]], monkeypatch: pytest.MonkeyPatch,
            settings: ScanSettings = DEFAULT_SETTINGS) -> tuple[set[tuple[str, str]], list[str]]:
     """Edges the scan pipeline reads from ``img``, each box named by the point of ``names`` inside it (the
@@ -75,7 +68,7 @@ def _edges(img: np.ndarray, names: dict[str, tuple[float, float]], monkeypatch: 
 
     monkeypatch.setattr(pipeline, "box_tokens", box_words)
     monkeypatch.setattr(pipeline, "free_tokens", lambda *_: [])
-    prims = pipeline.pipeline_primitives(_noisy(img), 1, WIDTH_PT, HEIGHT_PT, settings)
+    prims = pipeline.pipeline_primitives(as_scanned(img, seed=3, noise_sd=4), 1, WIDTH_PT, HEIGHT_PT, settings)
     layout = assemble(prims, settings.pipeline_assembly)
     text = {i: "".join(t.text for t in box.tokens) for i, box in enumerate(layout.boxes)}
     pairs = {(text[s], text[t]) for c in layout.connectors for s in c.sources for t in c.targets}

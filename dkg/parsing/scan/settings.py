@@ -53,6 +53,9 @@ class ScanSettings:
     max_box_page_share: float = 0.5  # a "box" larger than this share of the page is a frame, not a box
     min_rectangularity: float = 0.8  # contour area / bbox area of a rectangle (rounded corners included)
     diamond_fill: tuple[float, float] = (0.4, 0.65)  # contour area / bbox area of a diamond
+    # ... whose four corners each lie this share of a side's length from that side's middle (a band with a
+    # chevron under it fills as much, but its corners are the band's)
+    diamond_vertex_tolerance: float = 0.25
     fill_open_pt: float = 6.0  # opening that removes text, lines and arrowheads from the fill mask
     duplicate_overlap: float = 0.6  # two candidates sharing this share of the smaller one are one box
     border_pt: float = 1.0  # outline thickness added around a box found by its inside

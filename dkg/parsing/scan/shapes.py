@@ -24,7 +24,6 @@ class FoundShape:
     filled: bool
     cover: Rect
     pointer: tuple[int, int] | None = None  # the tip of a chevron the outline runs on into, below the box
-    chevron: Rect | None = None  # the area that chevron covers (kept out of the OCR of the box under it)
     pointer_base: tuple[int, int] | None = None  # left and right x where the chevron leaves the box's bottom
 
     def outline(self) -> tuple[tuple[int, int], ...]:
@@ -35,6 +34,14 @@ class FoundShape:
             return self.points or ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
         left, right = self.pointer_base
         return ((x0, y0), (x1, y0), (x1, y1), (right, y1), self.pointer, (left, y1), (x0, y1))
+
+    def chevron_area(self, pad: int) -> Rect | None:
+        """The area the chevron covers, ``pad`` pixels wider and deeper (blanked before the OCR of the box it
+        reaches into), or None without a chevron."""
+        if self.pointer is None or self.pointer_base is None:
+            return None
+        left, right = self.pointer_base
+        return (left - pad, self.rect[3], right + pad, self.pointer[1] + pad)
 
 
 def _overlap(a: Rect, b: Rect) -> int:
@@ -54,12 +61,12 @@ def _classify(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> tuple[
     if fill >= settings.min_rectangularity:
         return ("rect" if len(approx) <= 4 else "rounded"), approx
     low, high = settings.diamond_fill
-    if len(approx) == 4 and low <= fill <= high and _mid_side_vertices(approx, rect):
+    if len(approx) == 4 and low <= fill <= high and _mid_side_vertices(approx, rect, settings.diamond_vertex_tolerance):
         return "diamond", approx
     return None
 
 
-def _mid_side_vertices(points: np.ndarray, rect: Rect, tolerance: float = 0.25) -> bool:
+def _mid_side_vertices(points: np.ndarray, rect: Rect, tolerance: float) -> bool:
     """Whether each side of ``rect`` holds one of the four points near its middle (within ``tolerance`` of the
     side's length): a diamond's corners, not a band with a chevron under it (its corners are the band's)."""
     x0, y0, x1, y1 = rect
@@ -90,9 +97,9 @@ def _body(contour: np.ndarray, rect: Rect, settings: ScanSettings) -> Rect | Non
 
 
 def _chevron(contour: np.ndarray, rect: Rect, body: Rect, page: PageImage, settings: ScanSettings
-             ) -> tuple[tuple[int, int], Rect, tuple[int, int]] | None:
-    """The tip and area of a chevron hanging under a box's body (narrower than half the body, at least
-    ``head_min_pt`` deep), or None: rounded corners trim a body too, but never to a narrow hang."""
+             ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The tip and base (left and right x) of a chevron hanging under a box's body (narrower than half the
+    body, at least ``head_min_pt`` deep), or None: rounded corners trim a body too, but never to a narrow hang."""
     if rect[3] - body[3] < settings.head_min_pt * page.ppt:
         return None
     outline = contour.reshape(-1, 2)
@@ -101,9 +108,7 @@ def _chevron(contour: np.ndarray, rect: Rect, body: Rect, page: PageImage, setti
     if hanging.size == 0 or hanging[:, 0].max() - hanging[:, 0].min() > 0.5 * (body[2] - body[0]):
         return None
     lowest = outline[outline[:, 1] >= rect[3] - 2]
-    pad = page.px(settings.chevron_blank_pt)
-    area = (int(hanging[:, 0].min()) - pad, body[3], int(hanging[:, 0].max()) + pad, rect[3] + pad)
-    return (int(lowest[:, 0].mean()), rect[3]), area, (int(hanging[:, 0].min()), int(hanging[:, 0].max()))
+    return (int(lowest[:, 0].mean()), rect[3]), (int(hanging[:, 0].min()), int(hanging[:, 0].max()))
 
 
 def _size_ok(rect: Rect, page: PageImage, settings: ScanSettings) -> bool:
@@ -156,7 +161,6 @@ def _holes(mask: np.ndarray, page: PageImage, settings: ScanSettings) -> list[Fo
             continue
         classified = _classify(contour, rect, settings)
         pointer = None
-        chevron: Rect | None = None
         base: tuple[int, int] | None = None
         if classified is None or classified[0] != "diamond":
             trimmed = _body(contour, rect, settings)
@@ -166,7 +170,7 @@ def _holes(mask: np.ndarray, page: PageImage, settings: ScanSettings) -> list[Fo
             else:
                 hang = _chevron(contour, rect, trimmed, page, settings)
                 if hang is not None:
-                    pointer, chevron, base = hang
+                    pointer, base = hang
                 if hang is not None or classified is None:
                     rect, classified = trimmed, ("rect", np.zeros((0, 2), np.int32))
                     x, y, w, h = rect[0], rect[1], rect[2] - rect[0], rect[3] - rect[1]
@@ -177,7 +181,7 @@ def _holes(mask: np.ndarray, page: PageImage, settings: ScanSettings) -> list[Fo
         grown = (x - border, y - border, x + w + border, y + h + border)
         points = tuple((int(px), int(py)) for px, py in approx) if kind == "diamond" else ()
         cover = (grown[0], grown[1], grown[2], max(grown[3], pointer[1] + border) if pointer else grown[3])
-        found.append(FoundShape(grown, kind, points, False, cover, pointer, chevron, base))
+        found.append(FoundShape(grown, kind, points, False, cover, pointer, base))
     return found
 
 

@@ -151,8 +151,9 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
     h, w = page.gray.shape
     gray = page.gray.copy()
     for shape in shapes:
-        if shape.chevron is not None:
-            cx0, cy0, cx1, cy1 = shape.chevron
+        chevron = shape.chevron_area(page.px(settings.chevron_blank_pt))
+        if chevron is not None:
+            cx0, cy0, cx1, cy1 = chevron
             gray[max(0, cy0): min(h, cy1), max(0, cx0): min(w, cx1)] = 255
     tokens: list[Token] = []
     for shape in shapes:
