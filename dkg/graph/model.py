@@ -246,20 +246,45 @@ _LIST_END = re.compile(r",?\s+(?:followed by|then|given|before|after|usually|typ
 _ITEM_SPLIT = re.compile(r",\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+", re.IGNORECASE)
 
 
+# A list of alternatives with no cue: "IDH1 inhibitor or pazopanib", "…: imatinib, dasatinib, nilotinib or
+# ponatinib." Items are short names (no article, no number standing alone); anything longer is a sentence.
+_ALTERNATIVE_SPLIT = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
+_ALTERNATIVE_ITEM = re.compile(r"(?!(?:a|an|the|both|either|other|more|less)\b)[A-Za-z][\w\-/]*"
+                               r"(?:\s+(?!(?:a|an|the|both|either|other|more|less)\b)[A-Za-z][\w\-/]*){0,2}",
+                               re.IGNORECASE)
+
+
+def _alternatives(group: str) -> list[str]:
+    """The items of a parenthesised list of alternatives: the whole group, or the part after a colon ("TKIs
+    used with or after chemotherapy: imatinib, dasatinib or ponatinib."), joined by commas and a final "or",
+    each item of one to three words; [] for anything else (a sentence, a range, "cytarabine or both")."""
+    listed = group.split(":", 1)[1] if ":" in group else group
+    listed = listed.strip().rstrip(".").strip()
+    if not re.search(r"\sor\s", listed) or re.search(r"\s(?:and|with|plus)\s|[;+]", listed):
+        return []
+    items = [item.strip() for item in _ALTERNATIVE_SPLIT.split(listed)]
+    if len(items) < 2 or not all(_ALTERNATIVE_ITEM.fullmatch(item) for item in items):
+        return []
+    return items
+
+
 def option_details(content: str) -> list[str]:
-    """The treatments an action box's footnotes list for its options, e.g. "irinotecan with temozolomide" of
-    "second-line chemotherapy (Options include irinotecan with temozolomide, …)": each item of a parenthesised
-    list introduced by "include", "such as", "e.g." or "options:". A question naming one of them asks about
-    that option, though the box's own text does not name it."""
+    """The treatments an action box lists for its options in parentheses (its own or its footnotes'), e.g.
+    "irinotecan with temozolomide" of "second-line chemotherapy (Options include irinotecan with
+    temozolomide, …)" or "pazopanib" of "targeted therapy (IDH1 inhibitor or pazopanib)": each item of a
+    parenthesised list introduced by "include", "such as", "e.g." or "options:", or of a short list of
+    alternatives joined by "or". A question naming one of them asks about that option, though the box's own
+    options do not name it."""
     details: list[str] = []
     for group in _split_parentheses(content)[1]:
         cue = _LIST_CUE.search(group)
-        if cue is None:
-            continue
-        listed = group[cue.end():]
-        end = _LIST_END.search(listed)
-        listed = listed[:end.start()] if end else listed
-        for item in _ITEM_SPLIT.split(listed):
+        if cue is not None:
+            listed = group[cue.end():]
+            end = _LIST_END.search(listed)
+            items = _ITEM_SPLIT.split(listed[:end.start()] if end else listed)
+        else:
+            items = _alternatives(group)
+        for item in items:
             item = normalise_content(item).strip(" ,.;:")
             if item and item.casefold() not in {d.casefold() for d in details}:
                 details.append(item)

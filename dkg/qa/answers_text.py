@@ -26,7 +26,7 @@ def _text(qtype: QuestionType, rows: list[dict[str, Any]], treatment: str | None
             named = str(treatment or "").lower()
             if named and not any(named in str(o).lower() for o in row.get("options") or []) and \
                     any(named in str(o).lower() for o in row.get("option_details") or []):
-                return (f"Yes: {treatment} is one of the options this step's footnote lists. "
+                return (f"Yes: {treatment} is named in this step's options' parentheses or footnotes. "
                         f"Recommended: {row['content']}")
             return f"Yes: {treatment} is among the recommended options. Recommended: {row['content']}"
         return f"No: {treatment} is not recommended here. Recommended instead: {row['content']}"

@@ -78,3 +78,21 @@ def test_option_details_stop_where_the_list_ends_and_skip_other_footnotes() -> N
     assert option_details("Wide excision (Wide excision: en bloc removal of the tumor with a cuff of normal "
                           "tissue.)") == []
     assert option_details("Observation") == []
+
+
+def test_a_short_list_of_alternatives_in_parentheses_names_options_too() -> None:
+    assert option_details("Clinical trial or targeted therapy (IDH1 inhibitor or pazopanib) or chemotherapy") == \
+        ["IDH1 inhibitor", "pazopanib"]
+    footnote = "TKI + corticosteroids (Tyrosine kinase inhibitors (TKIs) used with or after chemotherapy: " \
+               "imatinib, dasatinib, nilotinib or ponatinib.)"
+    assert option_details(footnote) == ["imatinib", "dasatinib", "nilotinib", "ponatinib"]
+
+
+def test_sentences_ranges_and_components_in_parentheses_name_no_option() -> None:
+    for text in ("Repeat MRD (MRD is measured by flow cytometry, RT-PCR or next-generation sequencing.)",
+                 "CNS prophylaxis (CNS prophylaxis: intrathecal methotrexate, cytarabine or both.)",
+                 "Continue (0.01% or more)",
+                 "Restaging (Staging imaging: chest CT with PET/CT or a whole-body bone scan.)",
+                 "POMP (POMP: daily 6-mercaptopurine, weekly methotrexate and prednisone pulses.)",
+                 "Adjuvant pembrolizumab (given every 3 or 6 weeks)"):
+        assert option_details(text) == [], text

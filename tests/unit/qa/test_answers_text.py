@@ -29,6 +29,7 @@ def test_an_option_named_only_in_a_footnote_is_said_so() -> None:
              "options": ["Second-line chemotherapy"], "option_details": ["irinotecan with temozolomide"],
              "advisable": True}]
     text = answer_text(QuestionType.ADVISE, rows, "irinotecan with temozolomide")
-    assert text.startswith("Yes: irinotecan with temozolomide is one of the options this step's footnote lists.")
+    assert text.startswith(
+        "Yes: irinotecan with temozolomide is named in this step's options' parentheses or footnotes.")
     assert answer_text(QuestionType.ADVISE, rows, "second-line chemotherapy").startswith(
         "Yes: second-line chemotherapy is among the recommended options.")
