@@ -276,6 +276,10 @@ class TextToCypherService:
 
     def _answer(self, question: str, sketch: QuerySketch, version: str, cypher: str, params: dict[str, Any],
                 rows: list[dict[str, Any]], timings: dict[str, float]) -> Answer:
+        if sketch.qtype is QuestionType.ADVISE:
+            # steps tied for the patient (a fan-out the stated facts do not tell apart) are all recommended: the
+            # treatment is advisable when one of them lists it, and that step answers first
+            rows = sorted(rows, key=lambda r: not r.get("advisable"))
         evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]),
                              kind="Decision" if sketch.qtype is QuestionType.CONDITIONS else "Action",
                              guideline=sketch.guideline, version=version) for r in rows]
