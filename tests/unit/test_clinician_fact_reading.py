@@ -120,6 +120,24 @@ def test_an_age_in_a_letter_or_a_course_line_is_read(question: str, age: float) 
     assert facts(question)["age"] == age
 
 
+@pytest.mark.parametrize(("question", "age"), [
+    ("Induction for an elderly pt 79 with newly diagnosed Philadelphia positive B-lineage ALL?", 79.0),
+    ("Dear Dr Patel I reviewed Mrs K 67 in clinic today She has Ph- B-ALL", 67.0),
+    ("Handover bed 12 Mrs P 52 Ph-neg B-ALL day 29 marrow in CR", 52.0),
+    ("consistent with RCC no adenopathy cT1a N0 M0 Patient 62 Management?", 62.0),
+])
+def test_an_age_after_the_person_is_read_without_commas(question: str, age: float) -> None:
+    # development questions typed without punctuation (bench/qa_robustness.py): w-ALL-03, w2-ALL-03, w4-ALL-02,
+    # w3-kidney-01
+    assert facts(question)["age"] == age
+
+
+@pytest.mark.parametrize("question", ["patient 2 has pT3a, high risk", "pt 45 cycles in", "Mr B 12 cm mass",
+                                      "patient 14 months after nephrectomy"])
+def test_a_number_after_the_person_that_is_no_age_is_not_read(question: str) -> None:
+    assert "age" not in facts(question)
+
+
 @pytest.mark.parametrize("question", ["relapse at 20 months, MRD 0.1%", "MRD at 0.1% and CR at 3 months"])
 def test_at_before_a_duration_or_a_percentage_is_no_age(question: str) -> None:
     assert "age" not in facts(question)
