@@ -58,6 +58,20 @@ def test_would_x_be_right_for_is_an_advise_question(question: str) -> None:
     assert asks(question, "advise")
 
 
+@pytest.mark.parametrize(("question", "regimen"), [
+    ("would map be right for a 12-year-old with localised high-grade osteosarcoma?", "map"),
+    ("19m, localized high-grade os of the femur. is map appropriate upfront?", "map"),
+    ("ph- b-all in cr1: is pomp maintenance appropriate?", "pomp"),
+])
+def test_a_regimen_typed_in_lower_case_is_the_regimen(question: str, regimen: str) -> None:
+    # development questions typed in lower case (bench/qa_robustness.py): the capitals rule needs MAP, POMP
+    from dkg.qa.grounding import asked_treatment
+
+    known = ["neoadjuvant map", "wide excision", "pomp maintenance for 2-3 years", "clinical trial"]
+    assert asked_treatment(question, known) is None
+    assert asked_treatment(with_treatment_names(question), known) == regimen
+
+
 def test_a_verb_names_its_option() -> None:
     # w2-bone-15 'is it reasonable to just observe ...': the option is 'observation'
     assert "[observation]" in with_treatment_names("Is it reasonable to just observe a 3 cm grade 1 chondrosarcoma?")
