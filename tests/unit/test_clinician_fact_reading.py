@@ -421,6 +421,17 @@ def test_the_capitals_alone_name_the_histology(question: str, histology: str) ->
 
 
 @pytest.mark.parametrize("question", [
+    "femoral os, limb salvage after neoadjuvant map. path: 95% necrosis. what's next?",
+    "proximal humerus os, post-map resection with a positive margin. plan?",
+    "os with lung relapse 14 months after diagnosis, the nodules can be resected. plan?",
+])
+def test_os_typed_in_lower_case_beside_a_bone_or_a_relapse_site_is_osteosarcoma(question: str) -> None:
+    # sixth wordings set typed in lower case (bench/qa_robustness.py): w6-bone-04, -07, -12
+    assert facts(question)["histology"] == "osteosarcoma"
+
+
+@pytest.mark.parametrize("question", [
+    "median os with nivolumab in metastatic rcc?",
     "What is the median OS benefit of adjuvant pembrolizumab after nephrectomy?",
     "Does sunitinib improve OS?",
     "PFS and OS for cabozantinib in poor-risk RCC",
