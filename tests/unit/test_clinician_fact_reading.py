@@ -125,6 +125,8 @@ def test_an_age_in_a_letter_or_a_course_line_is_read(question: str, age: float) 
     ("Dear Dr Patel I reviewed Mrs K 67 in clinic today She has Ph- B-ALL", 67.0),
     ("Handover bed 12 Mrs P 52 Ph-neg B-ALL day 29 marrow in CR", 52.0),
     ("consistent with RCC no adenopathy cT1a N0 M0 Patient 62 Management?", 62.0),
+    ("chest clear (cT1a N0 M0). Patient 62. Management?", 62.0),  # a full stop ends the age
+    ("Handover: Mr B 71, Ph+ ALL", 71.0),
 ])
 def test_an_age_after_the_person_is_read_without_commas(question: str, age: float) -> None:
     # development questions typed without punctuation (bench/qa_robustness.py): w-ALL-03, w2-ALL-03, w4-ALL-02,
@@ -133,7 +135,7 @@ def test_an_age_after_the_person_is_read_without_commas(question: str, age: floa
 
 
 @pytest.mark.parametrize("question", ["patient 2 has pT3a, high risk", "pt 45 cycles in", "Mr B 12 cm mass",
-                                      "patient 14 months after nephrectomy"])
+                                      "patient 14 months after nephrectomy", "pt 12.5 kg"])
 def test_a_number_after_the_person_that_is_no_age_is_not_read(question: str) -> None:
     assert "age" not in facts(question)
 
