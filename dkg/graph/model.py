@@ -249,9 +249,8 @@ _ITEM_SPLIT = re.compile(r",\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+", re.IGNOREC
 # A list of alternatives with no cue: "IDH1 inhibitor or pazopanib", "…: imatinib, dasatinib, nilotinib or
 # ponatinib." Items are short names (no article, no number standing alone); anything longer is a sentence.
 _ALTERNATIVE_SPLIT = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
-_ALTERNATIVE_ITEM = re.compile(r"(?!(?:a|an|the|both|either|other|more|less)\b)[A-Za-z][\w\-/]*"
-                               r"(?:\s+(?!(?:a|an|the|both|either|other|more|less)\b)[A-Za-z][\w\-/]*){0,2}",
-                               re.IGNORECASE)
+_NAME_WORD = r"(?!(?:a|an|the|both|either|other|more|less)\b)[A-Za-z][\w\-/]*"
+_ALTERNATIVE_ITEM = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}", re.IGNORECASE)
 
 
 def _alternatives(group: str) -> list[str]:
