@@ -17,6 +17,11 @@ and per page, and a page whose parse raises is recorded under ``real_errors`` (i
 ``edge_f1_real_scanned_{dev,heldout}`` (no resolution in the key) are the scores at the first ``--real-dpi``
 (200 by default, recorded as ``real_scanned_keys_dpi``); ``edge_f1_fuzzy_real_*`` match head and tail texts at
 fuzzy ratio >= 90 (OCR misreads a letter or two) and are shown beside the exact scores, never instead.
+The exact and fuzzy scores compare edges by the texts of their two boxes, so on a page with several boxes of
+one text ("Rhythm Shockable?", "CPR 2 min") an edge found once stands for all its twins;
+``edge_{f1,precision,recall}_boxes_real_*`` count edges between boxes instead (each parsed box matched to a gold
+box by position, :func:`dkg.parsing.evaluate.box_edge_prf`; texts not compared), and
+``edge_label_accuracy_boxes_real_*`` is the share of those edges whose label (YES / NO / ...) agrees with the gold.
 
 The own corpus is split too (``datasets/guidelines/parser_split.json``: every third page of each PDF held
 out): ``edge_f1_{digital,scanned}_{dev,heldout}`` score the same parse per split. ``DKG_SCAN_ROUTE``
@@ -44,7 +49,8 @@ sys.path.insert(0, str(ROOT))
 from dkg.corpus.real_scans import RealPage, real_pages, scan_name, write_real_scans  # noqa: E402
 from dkg.parsing import parse_pdf  # noqa: E402
 from dkg.parsing.corpus_eval import corpus_pdfs  # noqa: E402
-from dkg.parsing.evaluate import prf, read_edges  # noqa: E402
+from dkg.parsing.evaluate import box_edge_prf, pooled_box_prf, prf, read_edges, read_gold_boxes  # noqa: E402
+from dkg.parsing.geometry import BBox  # noqa: E402
 from dkg.parsing.scan.route import settings_from_env  # noqa: E402
 
 SPLIT_FILE = "parser_split.json"
@@ -107,14 +113,18 @@ def _score(items: list, pages: str | None, first: int = 0, heldout: dict[str, se
     return prf(pred_all, gold_all), seconds, page_count, per_doc, prf(pred_first, gold_first), splits
 
 
-def _real_page_edges(pdf: Path, page_number: int, page_id: str) -> tuple[list[dict[str, str]], float]:
-    """Edges of one page of ``pdf`` (heads/tails tagged with ``page_id``) and the seconds the parse took."""
+def _real_page_edges(pdf: Path, page_number: int, page_id: str
+                     ) -> tuple[list[dict[str, str]], dict[str, BBox], float]:
+    """Edges of one page of ``pdf`` (heads/tails tagged with ``page_id``), its boxes (id → bbox) and the seconds
+    the parse took."""
     start = time.perf_counter()
     result = parse_pdf(pdf, pages=str(page_number))
     seconds = time.perf_counter() - start
-    edges = [e for page in result.pages if page.number == page_number for e in page.edges]
+    pages = [page for page in result.pages if page.number == page_number]
+    edges = [e for page in pages for e in page.edges]
+    boxes = {box.id: box.bbox for page in pages for box in page.boxes}
     return ([{**e.model_dump(), "head": f"{page_id}|{e.head}", "tail": f"{page_id}|{e.tail}", "page": page_id}
-             for e in edges], seconds)
+             for e in edges], boxes, seconds)
 
 
 def _real_gold(root: Path, page: RealPage) -> list[dict[str, str]]:
@@ -127,22 +137,28 @@ def _real_route(root: Path, pages: list[RealPage], route: str, pdf_of: Any) -> d
     figures: dict[str, Any] = {}
     errors: dict[str, str] = {}
     pooled: dict[str, tuple[list[dict[str, str]], list[dict[str, str]]]] = {"dev": ([], []), "heldout": ([], [])}
+    by_boxes: dict[str, list[dict[str, float]]] = {"dev": [], "heldout": []}
     seconds = 0.0
     for page in pages:
         gold = _real_gold(root, page)
         pdf, number = pdf_of(page)
         try:
-            pred, took = _real_page_edges(pdf, number, page.page_id)
+            pred, found, took = _real_page_edges(pdf, number, page.page_id)
             seconds += took
         except Exception as exc:  # noqa: BLE001  (a crash is a measured outcome, recorded per page)
-            pred = []
+            pred, found = [], {}
             errors[page.page_id] = f"{type(exc).__name__}: {exc}"
         scores = prf(pred, gold)
+        boxed = box_edge_prf(pred, found, gold, read_gold_boxes(root / "gold" / f"{page.page_id}-nodes.csv"))
         figures[f"edge_f1_real_{route}_page_{page.page_id}"] = round(scores["f1"], 4)
+        figures[f"edge_f1_boxes_real_{route}_page_{page.page_id}"] = round(boxed["f1"], 4)
         pooled[page.split][0].extend(pred)
         pooled[page.split][1].extend(gold)
+        by_boxes[page.split].append(boxed)
         print(f"{route:8} {page.split:8} {page.page_id:8} P={scores['precision']:.3f} R={scores['recall']:.3f} "
-              f"F1={scores['f1']:.3f} pred={int(scores['pred'])} gold={int(scores['gold'])}"
+              f"F1={scores['f1']:.3f} pred={int(scores['pred'])} gold={int(scores['gold'])}  by box: "
+              f"P={boxed['precision']:.3f} R={boxed['recall']:.3f} F1={boxed['f1']:.3f} "
+              f"labels={int(boxed['labelled'])}/{int(boxed['matched'])}"
               + (f"  ERROR {errors[page.page_id]}" if page.page_id in errors else ""), flush=True)
     for split, (pred, gold) in pooled.items():
         scores = prf(pred, gold)
@@ -150,6 +166,11 @@ def _real_route(root: Path, pages: list[RealPage], route: str, pdf_of: Any) -> d
         figures[f"edge_f1_fuzzy_real_{route}_{split}"] = round(prf(pred, gold, fuzzy=True)["f1"], 4)
         figures[f"edge_precision_real_{route}_{split}"] = round(scores["precision"], 4)
         figures[f"edge_recall_real_{route}_{split}"] = round(scores["recall"], 4)
+        boxed = pooled_box_prf(by_boxes[split])
+        figures[f"edge_f1_boxes_real_{route}_{split}"] = round(boxed["f1"], 4)
+        figures[f"edge_precision_boxes_real_{route}_{split}"] = round(boxed["precision"], 4)
+        figures[f"edge_recall_boxes_real_{route}_{split}"] = round(boxed["recall"], 4)
+        figures[f"edge_label_accuracy_boxes_real_{route}_{split}"] = round(boxed["label_accuracy"], 4)
     figures[f"pages_per_s_real_{route}"] = round(len(pages) / seconds, 3) if seconds else 0.0
     figures[f"real_errors_{route}"] = errors
     return figures

@@ -27,18 +27,15 @@ sys.path.insert(0, str(ROOT))
 
 from rapidfuzz import fuzz  # noqa: E402
 
-from dkg.parsing.evaluate import normalise  # noqa: E402
+from dkg.parsing.evaluate import box_iou, normalise  # noqa: E402
+from dkg.parsing.geometry import BBox  # noqa: E402
 
 GOLD = ROOT / "datasets" / "realpdfs" / "gold"
 Rect = tuple[float, float, float, float]
 
 
 def _iou(a: Rect, b: Rect) -> float:
-    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
-    inter = (x1 - x0) * (y1 - y0)
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+    return box_iou(BBox(*a), BBox(*b))
 
 
 def page_classes(out: Path, page_id: str, verbose: bool = False) -> tuple[Counter[str], Counter[str]]:
