@@ -353,8 +353,26 @@ def compared_age(question: str) -> float | None:
 
 
 # a patient named by a label where a question compares two: 'Pt A ... Pt B', 'Mr A ... Mr B', 'patient 1 ... 2'
-_PATIENT_LABEL = re.compile(r"\b(?i:pt|patient|case|mr|mrs|ms|miss)\.? ?(?P<label>[A-D]|[1-4])\b")
+_PATIENT_LABEL = re.compile(r"\b(?P<title>(?i:pt|patient|case|mr|mrs|ms|miss))\.? ?(?P<label>[A-Da-d]|[1-4])\b")
 _SENTENCE_END = re.compile(r"[.?!\n]+(?:\s|$)")
+
+
+def _patient_labels(question: str) -> list[tuple[int, str]]:
+    """(start, label) of each labelled patient in ``question``, labels in capitals. A letter typed in lower case
+    ('mr a ... mr b') labels a patient only where the same title has another lower-case letter: alone it is an
+    ordinary word ('in case a relapse', 'if they miss a dose').
+
+    >>> _patient_labels("mr a is 40; mr b is 70. for mr b?")
+    [(0, 'A'), (12, 'B'), (28, 'B')]
+    >>> _patient_labels("in case a relapse occurs in pt 2")
+    [(28, '2')]
+    """
+    found = [(m.start(), m["title"].lower(), m["label"]) for m in _PATIENT_LABEL.finditer(question)]
+    lower: defaultdict[str, set[str]] = defaultdict(set)
+    for _start, title, label in found:
+        if label.islower():
+            lower[title].add(label)
+    return [(start, label.upper()) for start, title, label in found if not label.islower() or len(lower[title]) > 1]
 
 
 def other_patient_spans(question: str) -> list[tuple[int, int]]:
@@ -362,7 +380,7 @@ def other_patient_spans(question: str) -> list[tuple[int, int]]:
     Pt B?'), the character spans about the patients it does not ask about: from each mention of another label to
     the next mention or the end of its sentence. The patient asked about is the one named in the last sentence
     that asks (ends with '?'), else the last one named. Text before the first label of a sentence is shared."""
-    mentions = [(m.start(), m.group("label")) for m in _PATIENT_LABEL.finditer(question)]
+    mentions = _patient_labels(question)
     if len({label for _, label in mentions}) < 2:
         return []
     ends = [m.end() for m in _SENTENCE_END.finditer(question)] + [len(question)]

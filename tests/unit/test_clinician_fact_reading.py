@@ -333,6 +333,21 @@ def test_two_patients_compared_the_facts_are_the_asked_ones(question: str, key: 
     assert facts(question)[key] == value
 
 
+@pytest.mark.parametrize(("question", "key", "value"), [
+    ("pt a 30m fit pt b 79m ph+ b-all frail induction for pt b?", "age", 79.0),
+    ("mrs a is stage i; mrs b is stage iii, ecog 1. what about mrs b?", "stage", "III"),
+    ("case c has grade 1 chondrosarcoma, case d grade 3 chondrosarcoma. what for case d?", "grade", "high"),
+])
+def test_two_patients_labelled_in_lower_case_are_told_apart(question: str, key: str, value: float | str) -> None:
+    # typed in lower case (bench/qa_robustness.py: w4-kidney-13)
+    assert facts(question)[key] == value
+
+
+def test_a_lone_lower_case_letter_after_a_title_is_no_patient_label() -> None:
+    # 'case a' and 'miss a' are ordinary words; only a second letter with the same title makes them labels
+    assert facts("ewing sarcoma, grade 3. in case a relapse occurs, pt 2 would miss a dose?")["grade"] == "high"
+
+
 def test_one_labelled_patient_keeps_every_fact() -> None:
     assert facts("Pt A is 45 with a 3 cm grade 1 chondrosarcoma. Plan?")["age"] == 45.0
 
