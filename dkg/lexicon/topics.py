@@ -34,6 +34,9 @@ class TopicName(BaseModel):
     in_context: bool = Field(default=False, description="the wording names the topic only with the words round an "
                              "ambiguous name ('the all pathway'): read in questions, never drawn as a name of the "
                              "topic when questions are generated")
+    at_a_break: bool = Field(default=False, description="the wording names the topic only where punctuation, a dash "
+                             "or the end of the question follows it ('relapse of all - CSF positive', not 'relapse "
+                             "of all lesions')")
 
 
 class TopicEntry(BaseModel):
@@ -88,7 +91,8 @@ def _mention_regex(name: TopicName) -> re.Pattern[str]:
     if name.case_sensitive:
         return re.compile(rf"(?<![A-Za-z]){re.escape(name.alias)}(?![A-Za-z])")
     body = re.escape(name.alias.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
-    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9+])")
+    after = r"(?=\s*(?:[^\w\s+]|$))" if name.at_a_break else r"(?![a-z0-9+])"
+    return re.compile(rf"(?<![a-z0-9]){body}{after}")
 
 
 def _mentions(text: str, name: TopicName) -> bool:

@@ -62,6 +62,9 @@ def test_a_drug_only_hints_at_a_guideline() -> None:
     "in which situation does the all algorithm recommend blina?",
     "all in cr1 now with an isolated cns relapse. what next?",
     "relapsed all after hyper-cvad",
+    "second relapse of all. options?",
+    "late recurrence of all - marrow and testes",
+    "cns relapse of all",
 ])
 def test_all_in_lower_case_names_the_disease_where_the_words_round_it_say_so(question: str) -> None:
     assert detect_guidelines(question) == ["ALL"]
@@ -71,6 +74,7 @@ def test_all_in_lower_case_names_the_disease_where_the_words_round_it_say_so(que
     "we treat all patients in remission the same way",
     "relapse of all lesions after sunitinib for renal cell carcinoma",
     "is all of the osteosarcoma resectable?",
+    "relapse of all three lung nodules after nephrectomy",
 ])
 def test_all_as_an_ordinary_word_names_no_leukemia(question: str) -> None:
     assert "ALL" not in detect_guidelines(question)
