@@ -171,6 +171,14 @@ class NegationSettings(BaseModel):
     clause_ends: list[str] = Field(default_factory=list)
     hypothetical_cues: list[str] = Field(default_factory=list, description="'risk of', 'to prevent': what follows "
                                                                            "is a possibility, not a fact")
+    scale_keys: list[str] = Field(default_factory=list, description="keys whose wordings give a place on a scale "
+                                  "(a TNM stage), never a finding a cue denies: such a wording ends the scope of a "
+                                  "cue before it ('no adenopathy cT1a N0'); one right after 'no'/'not' states nothing")
+
+    @field_validator("scale_keys")
+    @classmethod
+    def _scale_keys(cls, keys: list[str]) -> list[str]:
+        return [_check_key(k) for k in keys]
 
 
 class NotFact(BaseModel):
@@ -565,7 +573,8 @@ class ClinicalLexicon:
             for m in regex.finditer(text):
                 if self._negated_phrase(text, m.start()):
                     continue
-                if (cue := negated.cue_before(m.start())) is not None:
+                cue = None if key in self.data.negation.scale_keys else negated.cue_before(m.start())
+                if cue is not None:
                     in_a_cue_scope.append((key, value, m, cue))
                 elif claim(key, m.start(), m.end()):
                     reading.facts.append(FactSpan(key, value, m.start(), m.end(), "phrase"))

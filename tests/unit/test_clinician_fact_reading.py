@@ -499,5 +499,21 @@ def test_a_negation_ends_at_the_fact_its_words_gave(question: str, stated: dict[
     assert {k: found.get(k) for k in stated} == stated
 
 
+@pytest.mark.parametrize(("question", "stage"), [
+    ("renal mass no lymphadenopathy ct2a n0 m0", "II"),
+    ("without adenopathy t1b", "I"),
+    ("left kidney lesion no nodal disease on ct pT3a", "III"),
+])
+def test_a_tnm_stage_after_a_denial_is_read(question: str, stage: str) -> None:
+    # a stage is a place on a scale, not a finding a cue denies (no punctuation: w3-kidney-01)
+    assert facts(question)["stage"] == stage
+
+
+def test_a_tnm_stage_ends_the_scope_of_a_denial_before_it() -> None:
+    assert facts("no adenopathy ct1b resectable")["resectable"] == "yes"
+    # right after the cue it is denied, as any wording is
+    assert "stage" not in facts("renal mass, not stage iv, ecog 1")
+
+
 def test_a_negated_list_goes_on_with_or() -> None:
     assert "resectable" not in facts("no mets or resectable disease")
