@@ -777,8 +777,9 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
                 if target_id in resolved:
                     tail_id, _, tail_text = resolved[target_id]
                 label = labels.get(target_id, "")
-                key = (head_text, tail_text, label)
-                if key in seen or head_text == tail_text:
+                # boxes, not texts, are the steps: "Rhythm Shockable?" three times on a page is three questions
+                key = (head_id, tail_id, label)
+                if key in seen or head_id == tail_id:
                     continue
                 seen.add(key)
                 page.edges.append(HeadTailEdge(

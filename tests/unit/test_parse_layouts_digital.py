@@ -247,3 +247,19 @@ def test_table_rules_running_past_the_cells_give_no_boxes() -> None:
                                                                        for x in (100, 250, 400)]
     kept, boxes = _line_boxes(rules)
     assert boxes == [] and kept == rules
+
+
+def test_boxes_of_one_text_keep_each_their_own_arrows(parse: Callable[..., ParsedPage]) -> None:
+    """Two columns that ask the same question and give the same step (smog-48: three "Rhythm Shockable?" boxes,
+    five "CPR 2 min"): each box is its own step, so each arrow is its own edge, told apart by box id."""
+
+    def draw(s: Sheet) -> None:
+        for x in (100, 350):
+            s.box(x, 80, 150, 30, "Rhythm shockable?")
+            s.arrow_down(x + 75, 110, 160)
+            s.box(x, 160, 150, 30, "CPR 2 min")
+
+    page = parse(draw)
+    edges = [(e.head, e.tail, e.head_box_id, e.tail_box_id) for e in page.edges]
+    assert [e[:2] for e in edges] == [("Rhythm shockable?", "CPR 2 min")] * 2
+    assert len({e[2] for e in edges}) == 2 and len({e[3] for e in edges}) == 2
