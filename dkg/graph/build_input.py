@@ -87,11 +87,13 @@ class BuildInput:
         }
 
     def add_node(self, content: str, constraints: Iterable[Constraint], where: str, page: str = "",
-                 box_id: str = "") -> str:
+                 box_id: str = "", twin: str = "") -> str:
+        """The key of the node of ``content``: boxes of one text are one node, unless ``twin`` (a box id) says
+        this box is a step of its own ("CPR 2 min" after each of three questions)."""
         text = normalise_content(content)
         if not text:
             raise BuildError(f"{where}: empty box text")
-        key = node_key(text)
+        key = node_key(text, twin)
         new = list(constraints)
         node = self.nodes.get(key)
         if node is None:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from dkg.errors import ConstraintError, CurationError
 from dkg.graph.build_input import BuildInput
 from dkg.graph.builder import write_versions
 from dkg.graph.db import Graph, named_queries
+from dkg.graph.model import node_key
 from dkg.types import Constraint, EffectivePeriod
 from dkg.vocabulary import (
     GUIDELINE_FILE,
@@ -320,9 +322,13 @@ def build_input_of(guideline: str, version: str, title: str, items: Sequence[Dra
 
     build = BuildInput(guideline, version, title, effective)
     keys: dict[str, str] = {}
-    for it in items:
-        if it.kind == "node" and it.status != REJECTED:
-            keys[it.item] = build.add_node(it.content, parsed(it.constraints, it.item), it.item, it.page, it.item)
+    kept = [it for it in items if it.kind == "node" and it.status != REJECTED]
+    # a draft box is a step: boxes of one text (three "Rhythm Shockable?" questions, each with its own arrows) stay
+    # apart, as the parser and the review kept them
+    texts = Counter(node_key(it.content) for it in kept)
+    for it in kept:
+        twin = it.item if texts[node_key(it.content)] > 1 else ""
+        keys[it.item] = build.add_node(it.content, parsed(it.constraints, it.item), it.item, it.page, it.item, twin)
     for it in items:
         if it.kind == "edge" and it.status != REJECTED and it.head in keys and it.tail in keys:
             if keys[it.head] != keys[it.tail]:

@@ -41,9 +41,15 @@ def normalise_content(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-def node_key(content: str) -> str:
-    """Stable key of a node's content within one guideline version."""
-    return hashlib.sha1(normalise_content(content).casefold().encode()).hexdigest()[:16]
+def node_key(content: str, twin: str = "") -> str:
+    """Stable key of a node's content within one guideline version; ``twin`` (a box id) tells apart boxes of one
+    text that are different steps.
+
+    >>> node_key("CPR  2 min") == node_key("cpr 2 min") != node_key("CPR 2 min", twin="n12")
+    True
+    """
+    text = normalise_content(content).casefold()
+    return hashlib.sha1((f"{text}\n{twin}" if twin else text).encode()).hexdigest()[:16]
 
 
 def node_uid(guideline: str, version: str, key: str) -> str:

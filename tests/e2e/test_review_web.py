@@ -28,6 +28,8 @@ from dkg.api.state import AppState
 from dkg.config import Settings
 from dkg.graph.db import Graph
 from dkg.graph.drafts import DraftItem, create_draft
+from dkg.lexicon.topics import reload_topics
+from dkg.vocabulary import GUIDELINES_ROOT, reload_vocabulary
 
 pytestmark = pytest.mark.neo4j
 
@@ -82,6 +84,9 @@ def _draft(graph: Graph, settings: Settings, name: str, items: list[DraftItem]) 
     work = Path(settings.home) / "onboard" / f"{name}-{VERSION}"
     (work / "overlay").mkdir(parents=True, exist_ok=True)
     Image.new("RGB", (120, 80), (255, 255, 255)).save(work / "overlay" / "page-001.png", format="PNG")
+    # publishing writes the guideline's topic (and accepted keys) where the shipped guidelines' files live
+    published_files = GUIDELINES_ROOT / name
+    assert not published_files.exists(), f"{published_files} is left from an earlier run; remove it"
     _clean(graph, name)
     create_draft(graph, name, VERSION, items, title=f"{name} draft", source="test", who="e2e")
     try:
@@ -89,6 +94,9 @@ def _draft(graph: Graph, settings: Settings, name: str, items: list[DraftItem]) 
     finally:
         _clean(graph, name)
         shutil.rmtree(work)
+        shutil.rmtree(published_files, ignore_errors=True)
+        reload_vocabulary()
+        reload_topics()
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import yaml
 from dkg.constraints.io import ConstrainedEdge
 from dkg.graph.db import CYPHER_DIR
 from dkg.graph.drafts import ACCEPTED, REJECTED, DraftItem, OnboardingError, build_input_of, check_constraint
+from dkg.graph.model import node_key
 from dkg.graph.onboard import draft_items_of
 from dkg.types import Constraint, HeadTailEdge
 from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, reload_vocabulary
@@ -107,6 +108,31 @@ def test_build_input_leaves_out_rejected_items_and_the_constraints_of_rejected_k
     assert [c for c in constraints if not c.startswith(("stable", "signs"))] == ["blood_glucose<70",
                                                                                  "blood_glucose>=70"]
     assert len(build.edges) == len([i for i in items if i.kind == "edge"]) - 1
+
+
+def test_boxes_of_one_text_stay_different_steps_when_published() -> None:
+    """Two questions of one text, each with a YES arrow to its own "CPR 2 min": the published graph keeps four
+    nodes, so the second question's arrows do not hang off the first (they did when a node was its text)."""
+    items = [DraftItem("n1", "node", "Rhythm shockable?", page="5"), DraftItem("n2", "node", "CPR 2 min", page="5"),
+             DraftItem("n3", "node", "Rhythm shockable?", page="5"), DraftItem("n4", "node", "CPR 2 min", page="5"),
+             DraftItem("n5", "node", "Treat reversible causes", page="5"),
+             DraftItem("e1", "edge", "YES", ["rhythm_shockable=yes"], head="n1", tail="n2"),
+             DraftItem("e2", "edge", "", head="n2", tail="n3"),
+             DraftItem("e3", "edge", "YES", ["rhythm_shockable=yes"], head="n3", tail="n4"),
+             DraftItem("e4", "edge", "", head="n4", tail="n5")]
+    for item in items:
+        item.status = ACCEPTED
+    build = build_input_of("g", "1.2026", "", items)
+    assert len(build.nodes) == 5 and len(build.edges) == 4
+    by_box = {box: node.key for node in build.nodes.values() for box in node.box_ids}
+    assert by_box["n1"] != by_box["n3"] and by_box["n2"] != by_box["n4"]
+    tails_of = {}
+    for edge in build.edges.values():
+        tails_of.setdefault(edge.head, []).append(edge.tail)
+    assert tails_of[by_box["n4"]] == [by_box["n5"]] and by_box["n2"] not in tails_of.get(by_box["n2"], [])
+    # a text that appears once keeps the key of its text, as every built guideline's nodes do
+    single = next(node for node in build.nodes.values() if node.content == "Treat reversible causes")
+    assert single.key == node_key("Treat reversible causes")
 
 
 def test_check_constraint() -> None:
