@@ -101,7 +101,9 @@ class TextToCypherService:
         key = (guideline, version)
         if key not in self._treatments:
             rows = self.graph.read(named_queries("qa_graph")["treatment_options"], {"g": guideline, "v": version})
-            self._treatments[key] = [r["o"] for r in rows]
+            # a step that asks a question ("QRS Width?", kept as a step of an onboarded flowchart whose branches
+            # carry the conditions) offers no treatment: its words ("QRS") must not make a question an advise one
+            self._treatments[key] = [r["o"] for r in rows if "?" not in r["o"]]
         return self._treatments[key]
 
     # ---- answering --------------------------------------------------------------------------------

@@ -17,7 +17,17 @@ def test_a_cue_word_in_a_statement_is_no_advise_question(question: str) -> None:
 
 
 @pytest.mark.parametrize("question", [
+    "Wide complex tachycardia, HR 170, stable: what is recommended?",
+    "Ph+ ALL after induction, CR, MRD negative. What would be reasonable now?",
+    "Which is recommended for a 22-year-old with Ph- B-ALL?",
+])
+def test_asking_what_is_recommended_asks_for_the_step(question: str) -> None:
+    assert not asks(question, "advise")
+
+
+@pytest.mark.parametrize("question", [
     "Localised Ewing sarcoma of the tibia, 25 yo. Is wide resection acceptable?",
+    "Ph+ ALL, what is recommended: is dasatinib appropriate?",
     "Would nivo/ipi be reasonable first line for IMDC poor-risk ccRCC",
     "Ph+ ALL in CR. Should we give blinatumomab.",
     "Would we give blinatumomab to a 45 yo with Ph- B-ALL in CR1, MRD positive?",
