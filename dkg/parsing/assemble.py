@@ -1168,6 +1168,7 @@ def _assign_labels(blocks: list[TextBlock], connectors: list[RawConnector],
                    settings: AssemblySettings = DEFAULT_SETTINGS) -> list[TextBlock]:
     """Attach each free text block to the nearest connector branch; return the blocks left over."""
     leftovers: list[TextBlock] = []
+    candidates: list[tuple[TextBlock, list[tuple[float, int, int]]]] = []
     for block in blocks:
         bbox = block.bbox
         limit = max(settings.label_reach_min, settings.label_reach_ratio * block.size)
@@ -1183,14 +1184,67 @@ def _assign_labels(blocks: list[TextBlock], connectors: list[RawConnector],
         if not scored:
             leftovers.append(block)
             continue
-        best = min(scored)[0]
+        scored.sort()
+        candidates.append((block, scored))
+        best = scored[0][0]
         # arrows drawn over the same stroke (merging into one target) share a label placed on it
         for d, ci, si in scored:
             if d <= best + 0.75:
                 connector = connectors[ci]
                 for target in _downstream_targets(connector, si):
                     connector.labels.setdefault(target, []).append(block)
+    _one_answer_per_arrow(candidates, connectors)
     return leftovers
+
+
+def branch_answer(text: str) -> str | None:
+    """``yes`` or ``no`` when a label answers its question that way (``YES``, ``if yes``, ``No improvement``), else
+    None (``OR``, free text).
+
+    >>> branch_answer("If yes"), branch_answer("No improvement"), branch_answer("OR"), branch_answer("Nothing")
+    ('yes', 'no', None, None)
+    """
+    words = re.findall(r"[^\W_]+", text.lower())
+    if words[:1] == ["if"]:
+        words = words[1:]
+    first = words[0] if words else ""
+    return "yes" if first in ("yes", "y") else "no" if first in ("no", "n") else None
+
+
+def _one_answer_per_arrow(candidates: list[tuple[TextBlock, list[tuple[float, int, int]]]],
+                          connectors: list[RawConnector]) -> None:
+    """An arrow answers its question one way: where the labels found on the way to a target say both YES and NO
+    (a merging connector passing the YES of a neighbouring arrow, smog-48), the answer written closest to the
+    connector stays, and each label of the other answer moves to the next connector within its reach whose
+    target it does not contradict (or is dropped)."""
+    reach = {id(block): scored for block, scored in candidates}
+
+    def distance(block: TextBlock, ci: int) -> float:
+        return min((d for d, c, _ in reach.get(id(block), []) if c == ci), default=float("inf"))
+
+    for ci, connector in enumerate(connectors):
+        for target, blocks in list(connector.labels.items()):
+            answers = {branch_answer(" ".join(line.plain for line in b.lines)) for b in blocks} - {None}
+            if len(answers) < 2:
+                continue
+            nearest = min(blocks, key=lambda b: distance(b, ci))
+            kept = branch_answer(" ".join(line.plain for line in nearest.lines))
+            moved = [b for b in blocks if branch_answer(" ".join(line.plain for line in b.lines)) not in (kept, None)]
+            connector.labels[target] = [b for b in blocks if b not in moved]
+            for block in moved:
+                answer = branch_answer(" ".join(line.plain for line in block.lines))
+                for _, other, si in reach.get(id(block), []):
+                    if other == ci:
+                        continue
+                    targets = _downstream_targets(connectors[other], si)
+                    held = [branch_answer(" ".join(line.plain for line in b.lines))
+                            for t in targets for b in connectors[other].labels.get(t, [])]
+                    if any(h not in (None, answer) for h in held):
+                        continue
+                    for t in targets:
+                        if block not in connectors[other].labels.setdefault(t, []):
+                            connectors[other].labels[t].append(block)
+                    break
 
 
 def _segment_bbox_distance(seg: Segment, bbox: BBox) -> float:
