@@ -323,11 +323,12 @@ def build_input_of(guideline: str, version: str, title: str, items: Sequence[Dra
     build = BuildInput(guideline, version, title, effective)
     keys: dict[str, str] = {}
     kept = [it for it in items if it.kind == "node" and it.status != REJECTED]
-    # a draft box is a step: boxes of one text (three "Rhythm Shockable?" questions, each with its own arrows) stay
-    # apart, as the parser and the review kept them
-    texts = Counter(node_key(it.content) for it in kept)
+    # a draft box is a step: boxes of one text on one page (three "Rhythm Shockable?" questions, each with its own
+    # arrows) stay apart, as the parser and the review kept them; across pages one text is one step, which is how a
+    # box continued on another page (a resolved "See page N" link) joins the page it points to
+    texts = Counter((it.page, node_key(it.content)) for it in kept)
     for it in kept:
-        twin = it.item if texts[node_key(it.content)] > 1 else ""
+        twin = it.item if texts[(it.page, node_key(it.content))] > 1 else ""
         keys[it.item] = build.add_node(it.content, parsed(it.constraints, it.item), it.item, it.page, it.item, twin)
     for it in items:
         if it.kind == "edge" and it.status != REJECTED and it.head in keys and it.tail in keys:

@@ -135,6 +135,20 @@ def test_boxes_of_one_text_stay_different_steps_when_published() -> None:
     assert single.key == node_key("Treat reversible causes")
 
 
+def test_one_text_on_two_pages_is_one_step() -> None:
+    """A box continued on another page (a resolved link keeps the text of the box it points to) joins that page."""
+    items = [DraftItem("n1", "node", "Assess airway", page="1"), DraftItem("n2", "node", "Post-arrest care", page="1"),
+             DraftItem("n3", "node", "Post-arrest care", page="2"), DraftItem("n4", "node", "Cool to 36 C", page="2"),
+             DraftItem("e1", "edge", "", head="n1", tail="n2"), DraftItem("e2", "edge", "", head="n3", tail="n4")]
+    for item in items:
+        item.status = ACCEPTED
+    build = build_input_of("g", "1.2026", "", items)
+    assert len(build.nodes) == 3
+    care = node_key("Post-arrest care")
+    assert {(e.head, e.tail) for e in build.edges.values()} == {(node_key("Assess airway"), care),
+                                                               (care, node_key("Cool to 36 C"))}
+
+
 def test_check_constraint() -> None:
     assert check_constraint("age >= 65", []) == "age>=65"
     assert check_constraint("blood_glucose < 70", ["blood_glucose"]) == "blood_glucose<70"
