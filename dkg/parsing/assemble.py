@@ -1211,6 +1211,10 @@ def branch_answer(text: str) -> str | None:
     return "yes" if first in ("yes", "y") else "no" if first in ("no", "n") else None
 
 
+def _block_answer(block: TextBlock) -> str | None:
+    return branch_answer(" ".join(line.plain for line in block.lines))
+
+
 def _one_answer_per_arrow(candidates: list[tuple[TextBlock, list[tuple[float, int, int]]]],
                           connectors: list[RawConnector]) -> None:
     """An arrow answers its question one way: where the labels found on the way to a target say both YES and NO
@@ -1224,21 +1228,19 @@ def _one_answer_per_arrow(candidates: list[tuple[TextBlock, list[tuple[float, in
 
     for ci, connector in enumerate(connectors):
         for target, blocks in list(connector.labels.items()):
-            answers = {branch_answer(" ".join(line.plain for line in b.lines)) for b in blocks} - {None}
+            answers = {_block_answer(b) for b in blocks} - {None}
             if len(answers) < 2:
                 continue
-            nearest = min(blocks, key=lambda b: distance(b, ci))
-            kept = branch_answer(" ".join(line.plain for line in nearest.lines))
-            moved = [b for b in blocks if branch_answer(" ".join(line.plain for line in b.lines)) not in (kept, None)]
+            kept = _block_answer(min(blocks, key=lambda b: distance(b, ci)))
+            moved = [b for b in blocks if _block_answer(b) not in (kept, None)]
             connector.labels[target] = [b for b in blocks if b not in moved]
             for block in moved:
-                answer = branch_answer(" ".join(line.plain for line in block.lines))
+                answer = _block_answer(block)
                 for _, other, si in reach.get(id(block), []):
                     if other == ci:
                         continue
                     targets = _downstream_targets(connectors[other], si)
-                    held = [branch_answer(" ".join(line.plain for line in b.lines))
-                            for t in targets for b in connectors[other].labels.get(t, [])]
+                    held = [_block_answer(b) for t in targets for b in connectors[other].labels.get(t, [])]
                     if any(h not in (None, answer) for h in held):
                         continue
                     for t in targets:

@@ -69,12 +69,17 @@ def prf(pred_rows: Iterable[dict[str, str]], gold_rows: Iterable[dict[str, str]]
     1.0
     """
     pred, gold = _pairs(pred_rows), _pairs(gold_rows)
-    hits = _match_count(pred, gold, fuzzy)
-    precision = hits / len(pred) if pred else (1.0 if not gold else 0.0)
-    recall = hits / len(gold) if gold else (1.0 if not pred else 0.0)
+    return _scores(_match_count(pred, gold, fuzzy), len(pred), len(gold))
+
+
+def _scores(matched: float, pred: float, gold: float) -> dict[str, float]:
+    """Precision, recall and F1 of ``matched`` hits among ``pred`` predicted and ``gold`` gold items (nothing
+    predicted and nothing to find scores 1)."""
+    precision = matched / pred if pred else (1.0 if not gold else 0.0)
+    recall = matched / gold if gold else (1.0 if not pred else 0.0)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "pred": float(len(pred)),
-            "gold": float(len(gold)), "matched": float(hits)}
+    return {"precision": precision, "recall": recall, "f1": f1, "pred": float(pred), "gold": float(gold),
+            "matched": float(matched)}
 
 
 def evaluate(pred_rows: list[dict[str, str]], gold_rows: list[dict[str, str]]) -> dict[str, dict[str, float]]:
@@ -162,11 +167,7 @@ def box_edge_prf(pred_rows: Iterable[dict[str, str]], found_boxes: Mapping[str, 
         if pair in predicted:
             hits += 1
             labelled += predicted[pair] == label
-    precision = hits / len(predicted) if predicted else (1.0 if not wanted else 0.0)
-    recall = hits / len(wanted) if wanted else (1.0 if not predicted else 0.0)
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "pred": float(len(predicted)),
-            "gold": float(len(wanted)), "matched": float(hits), "labelled": float(labelled),
+    return {**_scores(hits, len(predicted), len(wanted)), "labelled": float(labelled),
             "label_accuracy": labelled / hits if hits else 0.0}
 
 
@@ -195,8 +196,5 @@ def pooled_box_prf(pages: Iterable[dict[str, float]]) -> dict[str, float]:
     for page in pages:
         pred, gold = pred + page["pred"], gold + page["gold"]
         matched, labelled = matched + page["matched"], labelled + page["labelled"]
-    precision = matched / pred if pred else (1.0 if not gold else 0.0)
-    recall = matched / gold if gold else (1.0 if not pred else 0.0)
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "pred": pred, "gold": gold, "matched": matched,
-            "labelled": labelled, "label_accuracy": labelled / matched if matched else 0.0}
+    return {**_scores(matched, pred, gold), "labelled": labelled,
+            "label_accuracy": labelled / matched if matched else 0.0}
