@@ -116,7 +116,7 @@ def main() -> None:
     reload_vocabulary(root=vocabulary)
     pages = args.pages or list(gold_pages)
     settings = get_settings()
-    figures: dict[str, float] = {}
+    figures: dict[str, float | str] = {}
     totals = Counter[str]()
     start_all = time.perf_counter()
     with open_graph(settings) as graph:
@@ -137,11 +137,14 @@ def main() -> None:
             figures[f"{page}.predicted"] = len(predicted)
             figures[f"{page}.gold"] = len(gold)
             figures[f"{page}.proposed_keys"] = len(report.proposed_keys)
+            figures[f"{page}.domains"] = ",".join(report.domains) or "none"
+            figures[f"{page}.left_out"] = len(report.left_out)
             figures[f"{page}.f1_exact"] = round(f1(exact, len(predicted), len(gold))["f1"], 3)
             figures[f"{page}.f1_lenient"] = round(f1(lenient, len(predicted), len(gold))["f1"], 3)
             totals.update({"exact": exact, "lenient": lenient, "predicted": len(predicted), "gold": len(gold)})
             print(f"{page}: {seconds:.1f} s, {len(predicted)} predicted / {len(gold)} gold, exact {exact}, "
-                  f"lenient {lenient}; predicted {sorted(predicted)}")
+                  f"lenient {lenient}; predicted {sorted(predicted)}; domains {report.domains or 'none'}, "
+                  f"left out {report.left_out}")
     figures["pages"] = len(pages)
     figures["seconds_total"] = round(time.perf_counter() - start_all, 1)
     for kind in ("exact", "lenient"):

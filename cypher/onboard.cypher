@@ -28,7 +28,7 @@ RETURN d.draft_uid AS uid;
 // name: draft_info
 MATCH (d:DraftVersion {draft_uid: $uid})
 RETURN d.draft_uid AS uid, d.of_guideline AS guideline, d.of_version AS version, d.draft_title AS title,
-       d.pdf_source AS source, toString(d.effective_start) AS effective_start,
+       d.pdf_source AS source, d.key_domains AS domains, toString(d.effective_start) AS effective_start,
        toString(d.effective_end) AS effective_end,
        toString(d.created_at) AS created_at;
 

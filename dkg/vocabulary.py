@@ -8,6 +8,13 @@ canonical lower-case tokens (stage uses Roman numerals); ``synonyms`` lists surf
 onto a key or value. An ``open`` categorical key accepts any token matching ``[a-z0-9_]+`` beyond the listed
 ones. A key is defined once: a guideline file may not redefine a base key or another guideline's key.
 
+Base keys may belong to a *domain* (``domain: oncology``; the base file's ``domains:`` defines each domain with
+the cue words that show a document is of it). A guideline file declares the domains it reads
+(``uses_domains: [oncology]``); its own keys belong to those domains. :func:`keys_in_scope` gives the keys an
+onboarded guideline may be read with — general base keys, those of its domains and its own — so a cardiac page's
+"heart failure" is not read as an oncology comorbidity; :func:`detect_domains` proposes the domains of a new
+document from its text.
+
 :data:`VOCABULARY` is the merged result (base keys first, then each guideline's in folder order); it is
 updated in place by :func:`reload_vocabulary` (after a curator accepts a proposed key, for example), so
 modules that imported it see the change.
@@ -61,6 +68,8 @@ class KeySpec:
     boolean: bool = False
     source: str = "base"
     """``base`` or the name of the guideline whose vocabulary file defines the key."""
+    domains: tuple[str, ...] = ()
+    """A base key's domain (empty: a general key), or the domains its guideline's file declares."""
 
 
 Words = list[Annotated[StrictStr, Field(min_length=1)]]
@@ -71,6 +80,8 @@ class _KeyEntry(BaseModel):
 
     description: StrictStr = ""
     synonyms: Words = []
+    domain: Annotated[str, Field(pattern=KEY_PATTERN)] | None = None
+    """Base keys only: the domain whose documents use the key (absent: every document may)."""
 
 
 class NumericEntry(_KeyEntry):
@@ -114,12 +125,26 @@ class BooleanEntry(_KeyEntry):
 Entry = Annotated[NumericEntry | CategoricalEntry | BooleanEntry, Field(discriminator="kind")]
 
 
+class DomainEntry(BaseModel):
+    """A domain of base keys (base file only): what it covers and the words that show a document is of it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: StrictStr = ""
+    cues: Annotated[Words, Field(min_length=1)]
+    min_cues: Annotated[int, Field(ge=1)] = 2
+    """Cue words a document must hold (counting repeats) to be proposed as of this domain."""
+
+
 class VocabularyFile(BaseModel):
-    """One vocabulary file: unit definitions and proposal hints (base file only) and keys."""
+    """One vocabulary file: unit definitions, domains and proposal hints (base file only) and keys."""
 
     model_config = ConfigDict(extra="forbid")
 
     units: dict[StrictStr, StrictStr] = {}
+    domains: dict[Annotated[str, Field(pattern=KEY_PATTERN)], DomainEntry] = {}
+    uses_domains: list[StrictStr] = []
+    """Guideline files only: the domains whose base keys the guideline reads (its own keys join them)."""
     proposal_units: dict[StrictStr, StrictStr] = {}
     """Phrase in a new key's name → the unit to propose when the box states none (``glucose: mg/dL``)."""
     keys: dict[Annotated[str, Field(pattern=KEY_PATTERN)], Entry] = {}
@@ -175,37 +200,54 @@ def check_unit(unit: str, key: str, where: str, definitions: Mapping[str, str]) 
         ) from exc
 
 
-def to_spec(name: str, entry: NumericEntry | CategoricalEntry | BooleanEntry, source: str) -> KeySpec:
-    """The :class:`KeySpec` of one validated file entry."""
+def to_spec(name: str, entry: NumericEntry | CategoricalEntry | BooleanEntry, source: str,
+            domains: tuple[str, ...] = ()) -> KeySpec:
+    """The :class:`KeySpec` of one validated file entry (``domains``: its guideline file's; a base key's own)."""
     synonyms = tuple(entry.synonyms)
+    domains = (entry.domain,) if entry.domain else domains
     if isinstance(entry, NumericEntry):
         return KeySpec(name, KeyKind.NUMERIC, entry.description, unit=entry.unit, minimum=entry.range[0],
-                       maximum=entry.range[1], synonyms=synonyms, source=source)
+                       maximum=entry.range[1], synonyms=synonyms, source=source, domains=domains)
     if isinstance(entry, BooleanEntry):
         values = {"yes": tuple(entry.yes), "no": tuple(entry.no)}
         return KeySpec(name, KeyKind.CATEGORICAL, entry.description, values=values, synonyms=synonyms,
-                       boolean=True, source=source)
+                       boolean=True, source=source, domains=domains)
     return KeySpec(name, KeyKind.CATEGORICAL, entry.description,
                    values={v: tuple(words) for v, words in entry.values.items()}, synonyms=synonyms,
-                   open=entry.open, source=source)
+                   open=entry.open, source=source, domains=domains)
 
 
 def merge(base: VocabularyFile, guidelines: Iterable[tuple[str, VocabularyFile]],
           base_where: str = "base vocabulary") -> dict[str, KeySpec]:
     """Base keys, then each guideline's; a key defined twice (or a unit pint cannot read) is an error."""
     merged: dict[str, KeySpec] = {}
+    if base.uses_domains:
+        raise VocabularyError(f"{base_where}: `uses_domains:` belongs in a guideline's vocabulary file; the base "
+                              "file defines domains under `domains:` and gives a key its `domain:`")
     for name, entry in base.keys.items():
         if isinstance(entry, NumericEntry):
             check_unit(entry.unit, name, base_where, base.units)
+        if entry.domain is not None and entry.domain not in base.domains:
+            raise VocabularyError(f"{base_where}: key {name!r} has an unknown domain {entry.domain!r}; define it "
+                                  f"under `domains:` (defined: {', '.join(sorted(base.domains)) or 'none'})")
         merged[name] = to_spec(name, entry, "base")
     for phrase, unit in base.proposal_units.items():
         check_unit(unit, f"proposal_units.{phrase}", base_where, base.units)
     for guideline, file in guidelines:
         where = f"vocabulary of guideline {guideline!r}"
-        if file.units or file.proposal_units:
-            raise VocabularyError(f"{where}: `units:` and `proposal_units:` belong in the base vocabulary "
-                                  f"({BASE_FILE.name}), where every guideline can use them")
+        if file.units or file.proposal_units or file.domains:
+            raise VocabularyError(f"{where}: `units:`, `domains:` and `proposal_units:` belong in the base "
+                                  f"vocabulary ({BASE_FILE.name}), where every guideline can use them")
+        unknown = sorted(set(file.uses_domains) - set(base.domains))
+        if unknown:
+            raise VocabularyError(f"{where}: unknown domain(s) {', '.join(map(repr, unknown))} under "
+                                  f"`uses_domains:`; the base vocabulary defines: "
+                                  f"{', '.join(sorted(base.domains)) or 'none'}")
+        domains = tuple(dict.fromkeys(file.uses_domains))
         for name, entry in file.keys.items():
+            if entry.domain is not None:
+                raise VocabularyError(f"{where}: key {name!r} names a `domain:`; a guideline's keys take the "
+                                      "domains its file lists under `uses_domains:`")
             if name in merged:
                 owner = merged[name].source
                 raise VocabularyError(
@@ -215,7 +257,7 @@ def merge(base: VocabularyFile, guidelines: Iterable[tuple[str, VocabularyFile]]
                 )
             if isinstance(entry, NumericEntry):
                 check_unit(entry.unit, name, where, base.units)
-            merged[name] = to_spec(name, entry, guideline)
+            merged[name] = to_spec(name, entry, guideline, domains)
     return merged
 
 
@@ -238,6 +280,7 @@ def reload_vocabulary(base_file: Path = BASE_FILE, root: Path = GUIDELINES_ROOT)
     VOCABULARY.update(fresh)
     proposal_units.cache_clear()
     base_units.cache_clear()
+    base_domains.cache_clear()
     return VOCABULARY
 
 
@@ -251,6 +294,79 @@ def base_units(base_file: Path = BASE_FILE) -> dict[str, str]:
 def proposal_units(base_file: Path = BASE_FILE) -> dict[str, str]:
     """The base vocabulary's unit hints for proposed numeric keys (phrase → pint unit)."""
     return dict(read_file(base_file).proposal_units)
+
+
+@cache
+def base_domains(base_file: Path = BASE_FILE) -> dict[str, DomainEntry]:
+    """The domains the base vocabulary defines (name → description, cue words, threshold)."""
+    return dict(read_file(base_file).domains)
+
+
+def declared_domains(guideline: str, root: Path = GUIDELINES_ROOT) -> tuple[str, ...] | None:
+    """The ``uses_domains`` of a guideline's vocabulary file (None: no file, or the file declares none)."""
+    path = root / guideline / GUIDELINE_FILE
+    if not path.is_file():
+        return None
+    declared = read_file(path).uses_domains
+    return tuple(dict.fromkeys(declared)) or None
+
+
+def check_domains(names: Iterable[str], base_file: Path = BASE_FILE) -> tuple[str, ...]:
+    """``names`` as known domains, or a :class:`VocabularyError` naming the unknown ones and the known."""
+    names = tuple(dict.fromkeys(names))
+    known = base_domains(base_file)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise VocabularyError(f"unknown domain(s) {', '.join(map(repr, unknown))}; the base vocabulary defines: "
+                              f"{', '.join(sorted(known)) or 'none'}")
+    return names
+
+
+@dataclass(frozen=True)
+class DomainEvidence:
+    """The cue words of one domain found in a document's text, and whether they reach its threshold."""
+
+    domain: str
+    cues: dict[str, int]
+    needed: int
+
+    @property
+    def found(self) -> int:
+        return sum(self.cues.values())
+
+    @property
+    def chosen(self) -> bool:
+        return self.found >= self.needed
+
+
+def detect_domains(texts: Iterable[str], base_file: Path = BASE_FILE) -> list[DomainEvidence]:
+    """The cue words of each base domain in ``texts`` (a cue matches as a word, plural included).
+
+    >>> [e.cues for e in detect_domains(["Induction chemotherapy", "Relapsed leukemia after chemotherapy"])]
+    [{'leukemia': 1, 'chemotherapy': 2}]
+    """
+    import re
+
+    text = "\n".join(texts).lower()
+    evidence: list[DomainEvidence] = []
+    for name, domain in base_domains(base_file).items():
+        counts: dict[str, int] = {}
+        for cue in domain.cues:
+            n = len(re.findall(rf"(?<![a-z0-9]){re.escape(cue.lower())}(?:s|es)?(?![a-z0-9])", text))
+            if n:
+                counts[cue] = n
+        evidence.append(DomainEvidence(name, counts, domain.min_cues))
+    return evidence
+
+
+def keys_in_scope(guideline: str, domains: Iterable[str],
+                  vocabulary: Mapping[str, KeySpec] | None = None) -> frozenset[str]:
+    """The keys a document of ``guideline`` in ``domains`` may be read with: general base keys, the keys of
+    those domains (base keys, and keys of guidelines declaring one of them) and the guideline's own keys."""
+    wanted = set(domains)
+    specs = (VOCABULARY if vocabulary is None else vocabulary).values()
+    return frozenset(s.name for s in specs if s.source == guideline or set(s.domains) & wanted
+                     or (s.source == "base" and not s.domains))
 
 
 def entry_of(spec: KeySpec) -> dict[str, Any]:

@@ -61,6 +61,9 @@ def onboard_command(
                                               help="First day the version is in force (YYYY-MM-DD)."),
     effective_to: str | None = typer.Option(None, "--effective-to",
                                             help="Last day it is in force (YYYY-MM-DD; open-ended when absent)."),
+    domain: list[str] | None = typer.Option(
+        None, "--domain", help="Base key domain to read it in (repeatable; 'none': general keys only). Default: "
+                               "the guideline's vocabulary file's, else those whose cue words the PDF holds."),
     who: str | None = WHO,
 ) -> None:
     """Parse, extract and load a PDF as a DRAFT (invisible to clinicians) for review; refused if it exists."""
@@ -70,7 +73,7 @@ def onboard_command(
     effective = effective_period(effective_from, effective_to)
     with open_graph() as graph:
         report = onboard(graph, pdf, guideline, version, pages=pages, title=title, ocr=ocr, overlays=overlay,
-                         who=who, echo=echo, effective=effective)
+                         who=who, echo=echo, effective=effective, domains=domain or None)
     echo(f"draft {guideline} {version}: {report.nodes} boxes, {report.edges} arrows, {report.constraints} "
          f"constraints, {len(report.proposed_keys)} proposed key(s)"
          + (f" ({', '.join(report.proposed_keys)})" if report.proposed_keys else ""))

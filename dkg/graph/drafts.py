@@ -128,9 +128,10 @@ def period_of(row: dict[str, Any]) -> EffectivePeriod | None:
 
 
 def _create(tx: ManagedTransaction, guideline: str, version: str, title: str, source: str,
-            items: Sequence[DraftItem], action: dict[str, Any], effective: EffectivePeriod | None = None) -> None:
+            items: Sequence[DraftItem], action: dict[str, Any], effective: EffectivePeriod | None = None,
+            domains: Sequence[str] = ()) -> None:
     draft = {"draft_uid": _uid(guideline, version), "of_guideline": guideline, "of_version": version,
-             "draft_title": title, "pdf_source": source,
+             "draft_title": title, "pdf_source": source, "key_domains": list(domains),
              "effective_start": effective.start if effective else None,
              "effective_end": effective.end if effective else None}
     rows = [{**it.row(), "order": i} for i, it in enumerate(items)]
@@ -138,14 +139,18 @@ def _create(tx: ManagedTransaction, guideline: str, version: str, title: str, so
 
 
 def create_draft(graph: Graph, guideline: str, version: str, items: Sequence[DraftItem], *, title: str = "",
-                 source: str = "", who: str | None = None, effective: EffectivePeriod | None = None) -> int:
-    """Load a draft in one transaction (all items or nothing). Refuses a name/version that exists."""
+                 source: str = "", who: str | None = None, effective: EffectivePeriod | None = None,
+                 domains: Sequence[str] = ()) -> int:
+    """Load a draft in one transaction (all items or nothing). Refuses a name/version that exists.
+
+    ``domains``: the base key domains it was read in; written to the guideline's vocabulary file on publish."""
     BuildInput(guideline, version)  # checks the names
     graph.ensure_schema()
     refuse_existing(graph, guideline, version)
     action = _action("onboard", who, f"onboarded from {source}" if source else "onboarded",
                      after={"items": len(items)})
-    graph.execute_write(lambda tx: _create(tx, guideline, version, title, source, items, action, effective))
+    graph.execute_write(lambda tx: _create(tx, guideline, version, title, source, items, action, effective,
+                                           domains))
     return len(items)
 
 
@@ -339,17 +344,22 @@ def build_input_of(guideline: str, version: str, title: str, items: Sequence[Dra
     return build
 
 
-def _write_vocabulary(guideline: str, items: Sequence[DraftItem], root: Path) -> str | None:
-    """Add the accepted keys to the guideline's vocabulary file and reload; returns the old text (None: no file)."""
+def _write_vocabulary(guideline: str, items: Sequence[DraftItem], root: Path, domains: Sequence[str] = ()
+                      ) -> str | None:
+    """Add the accepted keys (and the domains the draft was read in) to the guideline's vocabulary file and
+    reload; returns the old text (None: no file)."""
     accepted = {it.content: it.key_entry for it in items if it.kind == "key" and it.status != REJECTED}
     path = root / guideline / GUIDELINE_FILE
     old = path.read_text(encoding="utf-8") if path.is_file() else None
-    if not accepted:
+    data = (yaml.safe_load(old) if old else {}) or {}
+    declared = list(dict.fromkeys([*data.get("uses_domains", []), *domains]))
+    if not accepted and declared == data.get("uses_domains", []):
         return old
-    data = yaml.safe_load(old) if old else {}
-    data = data or {}
-    data.setdefault("keys", {})
-    data["keys"].update({k: v for k, v in accepted.items() if k not in data["keys"]})
+    keys = data.pop("keys", None) or {}
+    data.pop("uses_domains", None)
+    if declared:
+        data["uses_domains"] = declared
+    data["keys"] = {**keys, **{k: v for k, v in accepted.items() if k not in keys}}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("# Constraint keys of this guideline, accepted in onboarding review (dkg publish).\n"
                     + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -411,7 +421,7 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
             "reject each (`dkg review list` shows them) before publishing; nothing was published")
     info = graph.read(named_queries("onboard")["draft_info"], {"uid": _uid(guideline, version)})[0]
     path = vocabulary_root / guideline / GUIDELINE_FILE
-    old = _write_vocabulary(guideline, items, vocabulary_root)
+    old = _write_vocabulary(guideline, items, vocabulary_root, info["domains"] or ())
     topic: Path | None = None
     try:
         topic = _write_topic(guideline, info["title"] or "", vocabulary_root)

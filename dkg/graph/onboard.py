@@ -1,16 +1,20 @@
 """Onboarding: a guideline PDF → parsed edges → constraints (with proposed keys) → a draft for review.
 
 Nothing is written to the graph until parsing and extraction have succeeded, and the draft is then created in
-one transaction, so a failed onboarding leaves no draft fragments. Intermediate files (edge CSV, sidecar,
-constrained CSV/JSON, review pictures) are kept in ``$DKG_HOME/onboard/<guideline>-<version>/``.
+one transaction, so a failed onboarding leaves no draft fragments. Constraints are kept only on keys in the
+guideline's scope (:func:`dkg.vocabulary.keys_in_scope`): the domains the curator names, else those its
+vocabulary file declares, else those whose cue words the document holds (:func:`dkg.vocabulary.detect_domains`).
+Intermediate files (edge CSV, sidecar, constrained CSV/JSON, review pictures) are kept in
+``$DKG_HOME/onboard/<guideline>-<version>/``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dkg.config import Settings, get_settings
 from dkg.constraints.io import ConstrainedEdge
@@ -19,7 +23,11 @@ from dkg.errors import BuildError
 from dkg.graph.db import Graph
 from dkg.graph.drafts import DraftItem, OnboardingError, create_draft, refuse_existing
 from dkg.graph.model import node_key, normalise_content
-from dkg.types import EffectivePeriod, InvalidNameError, path_under
+from dkg.types import Constraint, EffectivePeriod, InvalidNameError, path_under
+from dkg.vocabulary import VocabularyError, check_domains, declared_domains, detect_domains, keys_in_scope
+
+if TYPE_CHECKING:
+    from dkg.parsing.models import ParseResult
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,10 @@ class OnboardReport:
     proposed_keys: list[str]
     work_dir: Path
     overlays: list[Path]
+    domains: tuple[str, ...] = ()
+    domains_reason: str = ""
+    left_out: list[str] = field(default_factory=list)
+    """Constraints read on keys outside the guideline's domains, as ``text: constraint``; not in the draft."""
 
     @property
     def items(self) -> int:
@@ -101,11 +113,62 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     return items
 
 
+def document_texts(result: ParseResult) -> list[str]:
+    """Every text of a parsed document: boxes, page notes and footnotes (what domain cues are looked for in)."""
+    return [t for page in result.pages for t in (*(b.text for b in page.boxes), *(n.text for n in page.notes),
+                                                 *page.footnotes.values())]
+
+
+def choose_domains(guideline: str, texts: Iterable[str], named: Sequence[str] | None = None
+                   ) -> tuple[tuple[str, ...], str]:
+    """The domains a new draft of ``guideline`` is read in, and why: ``named`` by the curator (``none``: no
+    domain), else the ones its vocabulary file declares, else those whose cue words ``texts`` hold."""
+    if named is not None:
+        names = tuple(n for n in named if n != "none")
+        if "none" in named and names:
+            raise OnboardingError(f"--domain none cannot be combined with {', '.join(names)}; give either")
+        try:
+            return check_domains(names), "named by the curator"
+        except VocabularyError as exc:
+            raise OnboardingError(f"{exc}; nothing was written") from exc
+    declared = declared_domains(guideline)
+    if declared:
+        return declared, f"declared by the {guideline} vocabulary file"
+    evidence = detect_domains(texts)
+    chosen = tuple(e.domain for e in evidence if e.chosen)
+    said = "; ".join(f"{e.domain}: {e.found} cue word(s) of {e.needed} needed"
+                     + (f" ({', '.join(f'{c} ×{n}' for c, n in sorted(e.cues.items()))})" if e.cues else "")
+                     for e in evidence)
+    return chosen, f"from the document's words ({said or 'no domains defined'})"
+
+
+def within_scope(rows: Sequence[ConstrainedEdge], keys: frozenset[str]
+                 ) -> tuple[list[ConstrainedEdge], list[str]]:
+    """``rows`` without constraints on keys outside ``keys``, and what was left out (``text: constraint``)."""
+    left_out: list[str] = []
+
+    def keep(text: str, found: list[Constraint] | None) -> list[Constraint] | None:
+        if found is None:
+            return None
+        for c in found:
+            if c.key not in keys and f"{text}: {c}" not in left_out:
+                left_out.append(f"{text}: {c}")
+        return [c for c in found if c.key in keys]
+
+    kept = [replace(r, head_constraints=keep(r.edge.head, r.head_constraints) or [],
+                    tail_constraints=keep(r.edge.tail, r.tail_constraints) or [],
+                    label_constraints=keep(r.edge.label, r.label_constraints)) for r in rows]
+    return kept, left_out
+
+
 def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str | None = None,
             title: str = "", ocr: str = "auto", overlays: bool = True, settings: Settings | None = None,
             who: str | None = None, echo: Callable[[str], None] = print,
-            effective: EffectivePeriod | None = None) -> OnboardReport:
-    """Parse, extract and load ``pdf`` as a draft of ``guideline`` ``version`` (refused when it exists)."""
+            effective: EffectivePeriod | None = None, domains: Sequence[str] | None = None) -> OnboardReport:
+    """Parse, extract and load ``pdf`` as a draft of ``guideline`` ``version`` (refused when it exists).
+
+    ``domains``: the base key domains to read it in (``["none"]``: general keys only); None chooses them
+    (:func:`choose_domains`)."""
     from dkg.constraints.run import extract_file, open_extractor
     from dkg.graph.build_input import BuildInput
     from dkg.parsing import OCRMode, parse_pdf
@@ -113,6 +176,8 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
 
     settings = settings or get_settings()
     BuildInput(guideline, version)  # names checked before any work
+    if domains is not None:
+        choose_domains(guideline, [], domains)  # a bad --domain is refused before any work
     graph.ensure_schema()
     refuse_existing(graph, guideline, version)
     if not pdf.is_file():
@@ -135,15 +200,23 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
         from dkg.parsing.overlay import write_overlays
 
         pictures = write_overlays(result, work / "overlay")
-    echo(f"  {rows} edges from {len(result.pages)} page(s); review pictures in {work / 'overlay'}")
+    echo(f"  {rows} edges from {len(result.pages)} page(s)"
+         + (f"; review pictures in {work / 'overlay'}" if overlays else ""))
     echo("extracting constraints (Stanford CoreNLP)")
     with open_extractor(settings) as extractor:
         extracted = extract_file(extractor, edges_csv, work / "constrained.csv", work / "constrained.json")
+    chosen, reason = choose_domains(guideline, document_texts(result), domains)
+    extracted, left_out = within_scope(extracted, keys_in_scope(guideline, chosen))
+    echo(f"  key domains: {', '.join(chosen) or 'none (general keys only)'}, {reason}")
+    if left_out:
+        echo(f"  left out {len(left_out)} constraint(s) on keys of other domains (onboard with --domain to keep "
+             f"them): {'; '.join(left_out[:6])}{' …' if len(left_out) > 6 else ''}")
     items = draft_items_of(extracted)
     create_draft(graph, guideline, version, items, title=title or f"{guideline} (onboarded from {pdf.name})",
-                 source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who, effective=effective)
+                 source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who, effective=effective,
+                 domains=chosen)
     node_items = [i for i in items if i.kind == "node"]
     edge_items = [i for i in items if i.kind == "edge"]
     return OnboardReport(guideline, version, len(node_items), len(edge_items),
                          sum(len(i.constraints) for i in items),
-                         [i.content for i in items if i.kind == "key"], work, pictures)
+                         [i.content for i in items if i.kind == "key"], work, pictures, chosen, reason, left_out)

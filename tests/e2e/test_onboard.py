@@ -4,6 +4,7 @@ real CoreNLP). The page is smog-46 (tachycardia, a DEV page of datasets/realpdfs
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from dkg.config import PROJECT_ROOT, Settings
 from dkg.graph.db import Graph, named_queries
 from dkg.graph.drafts import (
+    DraftItem,
     OnboardingError,
     draft_items,
     publish,
@@ -99,6 +101,25 @@ def test_a_draft_is_loaded_with_branch_constraints_and_proposed_keys(drafted: Gr
     assert {"narrow_qrs", "wide_qrs", "chest_pain_sob_dizziness"} <= keys
     assert all(i.status == "pending" for i in items)
     assert version_state(drafted, NAME, VERSION) == (False, True)
+
+
+def _keys(items: list[DraftItem]) -> set[str]:
+    return {re.split(r"<=|>=|!=|<|>|=| in ", c)[0] for i in items for c in i.constraints}
+
+
+def test_a_cardiac_page_is_read_without_the_oncology_keys(drafted: Graph, graph: Graph, settings: Settings) -> None:
+    """"Congestive heart failure" is not comorbidity=cardiac, "If refractory" not disease_status=refractory —
+    unless the curator names the oncology domain."""
+    assert not _keys(draft_items(drafted, NAME, VERSION)) & {"comorbidity", "disease_status", "response"}
+    name = f"{NAME}-oncology"
+    _clean(graph, name)
+    try:
+        report = onboard(graph, PDF, name, VERSION, pages=PAGE, settings=settings, echo=lambda _: None,
+                         overlays=False, domains=["oncology"])
+        assert report.domains == ("oncology",) and report.left_out == []
+        assert {"comorbidity", "disease_status"} <= _keys(draft_items(graph, name, VERSION))
+    finally:
+        _clean(graph, name)
 
 
 def test_a_draft_is_invisible_to_clinicians(drafted: Graph) -> None:

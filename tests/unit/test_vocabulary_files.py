@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
+from dkg.config import PROJECT_ROOT
 from dkg.errors import ConstraintError
 from dkg.types import Constraint
 from dkg.vocabulary import (
     BASE_FILE,
+    GUIDELINES_ROOT,
     VOCABULARY,
     KeyKind,
     VocabularyError,
+    detect_domains,
     entry_of,
     guideline_files,
+    keys_in_scope,
     load_vocabulary,
     merge,
     parse_file,
@@ -125,7 +130,7 @@ def test_bad_key_names_and_guideline_units_are_refused(tree: tuple[Path, Path]) 
     with pytest.raises(VocabularyError, match=r"String should match pattern"):
         load_vocabulary(base, root)
     write(root / "stroke" / "vocabulary.yaml", {"units": {"bpm": "1/min"}, "keys": {}})
-    with pytest.raises(VocabularyError, match=r"`units:` and `proposal_units:` belong in the base vocabulary"):
+    with pytest.raises(VocabularyError, match=r"`units:`, `domains:` and `proposal_units:` belong in the base"):
         load_vocabulary(base, root)
 
 
@@ -146,3 +151,80 @@ def test_reload_updates_the_shared_vocabulary_in_place(tree: tuple[Path, Path]) 
     finally:
         reload_vocabulary()
     assert "blood_glucose" not in VOCABULARY and BASE_FILE.is_file()
+
+
+def _with_domains(base: Path) -> None:
+    data = yaml.safe_load(base.read_text(encoding="utf-8"))
+    data["domains"] = {"oncology": {"cues": ["cancer", "chemotherapy", "lymph node"], "min_cues": 2}}
+    data["keys"]["performance_status"]["domain"] = "oncology"
+    write(base, data)
+
+
+def test_base_keys_carry_their_domain_and_guideline_keys_their_files(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    _with_domains(base)
+    write(root / "lung" / "vocabulary.yaml", {"uses_domains": ["oncology"], "keys": {
+        "egfr": {"kind": "categorical", "values": {"mutated": ["egfr mutated"]}}}})
+    vocabulary = load_vocabulary(base, root)
+    assert vocabulary["performance_status"].domains == ("oncology",)
+    assert vocabulary["age"].domains == () and vocabulary["blood_glucose"].domains == ()
+    assert vocabulary["egfr"].domains == ("oncology",)
+    # a stroke page reads general keys and its own; a lung page reads the oncology keys of the base and of lung
+    assert keys_in_scope("stroke", [], vocabulary) == {"age", "blood_glucose", "heart_rate", "pulse_present",
+                                                       "rhythm"}
+    assert keys_in_scope("new", ["oncology"], vocabulary) == {"age", "performance_status", "egfr"}
+    assert keys_in_scope("new", [], vocabulary) == {"age"}
+
+
+@pytest.mark.parametrize(("where", "change", "message"), [
+    ("base", {"keys.age.domain": "cardiology"}, "unknown domain 'cardiology'"),
+    ("base", {"uses_domains": ["oncology"]}, "`uses_domains:` belongs in a guideline"),
+    ("guideline", {"uses_domains": ["oncolgy"]}, "unknown domain(s) 'oncolgy'"),
+    ("guideline", {"domains": {"x": {"cues": ["x"]}}}, "`domains:`"),
+    ("guideline", {"keys.heart_rate.domain": "oncology"}, "a guideline's keys take the domains"),
+    ("base", {"domains": {"oncology": {"cues": []}}}, "domains.oncology.cues"),
+    ("base", {"domains": {"oncology": {"cues": ["cancer"], "min_cues": 0}}}, "domains.oncology.min_cues"),
+])
+def test_bad_domains_are_named(tree: tuple[Path, Path], where: str, change: dict[str, object], message: str) -> None:
+    base, root = tree
+    _with_domains(base)
+    path = base if where == "base" else root / "stroke" / "vocabulary.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for dotted, value in change.items():
+        *parents, last = dotted.split(".")
+        target = data
+        for part in parents:
+            target = target[part]
+        target[last] = value
+    write(path, data)
+    with pytest.raises(VocabularyError, match=re.escape(message)):
+        load_vocabulary(base, root)
+
+
+def test_domains_are_detected_from_cue_words_counting_repeats(tree: tuple[Path, Path]) -> None:
+    base, _ = tree
+    _with_domains(base)
+    [one] = detect_domains(["History of cancer", "Rhythm shockable?"], base)
+    assert one.cues == {"cancer": 1} and not one.chosen
+    [two] = detect_domains(["Cancers of the lung", "Lymph nodes sampled", "Chemotherapy"], base)
+    assert two.cues == {"cancer": 1, "lymph node": 1, "chemotherapy": 1} and two.chosen
+    [none] = detect_domains(["Precancerous lesion", "chemotherapy-free"], base)
+    assert none.cues == {"chemotherapy": 1}  # 'precancerous' is not the word 'cancer'
+
+
+def test_shipped_guidelines_declare_oncology_and_their_pdfs_are_detected_as_it() -> None:
+    import pdfplumber
+
+    from dkg.vocabulary import declared_domains
+
+    for guideline in ("ALL", "kidney", "bone"):
+        assert declared_domains(guideline) == ("oncology",)
+        with pdfplumber.open(GUIDELINES_ROOT / guideline / "pdf" / f"{guideline}-1.2026.pdf") as pdf:
+            texts = [page.extract_text() or "" for page in pdf.pages]
+        assert [e.domain for e in detect_domains(texts) if e.chosen] == ["oncology"], guideline
+    # real cardiac and CBRN flowcharts (development pages) are of no base domain
+    for name in ("smog-cardiac-flowcharts.pdf", "cbrn-bio-response.pdf"):
+        with pdfplumber.open(PROJECT_ROOT / "datasets" / "realpdfs" / name) as pdf:
+            texts = [page.extract_text() or "" for page in pdf.pages]
+        assert not [e.domain for e in detect_domains(texts) if e.chosen], name
+    assert declared_domains("no-such-guideline") is None
