@@ -28,7 +28,8 @@ RETURN d.draft_uid AS uid;
 // name: draft_info
 MATCH (d:DraftVersion {draft_uid: $uid})
 RETURN d.draft_uid AS uid, d.of_guideline AS guideline, d.of_version AS version, d.draft_title AS title,
-       d.pdf_source AS source, d.key_domains AS domains, toString(d.effective_start) AS effective_start,
+       d.pdf_source AS source, d.key_domains AS domains, d.page_titles AS page_titles,
+       toString(d.effective_start) AS effective_start,
        toString(d.effective_end) AS effective_end,
        toString(d.created_at) AS created_at;
 
@@ -83,7 +84,8 @@ SET g.onboarded = true, g.source = $source, g.published_at = datetime($at), g.pu
 
 // name: published_nodes
 MATCH (:GuidelineVersion {uid: $uid})-[:CONTAINS]->(n:Node)
-RETURN n.key AS key, n.content AS content, n.constraints AS constraints, n.pages AS pages
+RETURN n.key AS key, n.content AS content, n.constraints AS constraints, n.pages AS pages,
+       n.page_titles AS page_titles
 ORDER BY n.key;
 
 // name: published_edges

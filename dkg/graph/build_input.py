@@ -67,6 +67,8 @@ class BuildInput:
     effective: EffectivePeriod | None = None
     nodes: dict[str, BuildNode] = field(default_factory=dict)
     edges: dict[str, BuildEdge] = field(default_factory=dict)
+    page_titles: dict[str, str] = field(default_factory=dict)
+    """Page → the flowchart's title printed on it (onboarded PDFs); each node keeps its pages' titles."""
 
     def __post_init__(self) -> None:
         try:
@@ -128,6 +130,8 @@ class BuildInput:
         }
         if self.effective is not None:  # absent from the payload when unset: older hashes stay valid
             content["effective"] = self.effective.model_dump(mode="json")
+        if self.page_titles:  # likewise absent without titles
+            content["page_titles"] = sorted(self.page_titles.items())
         loops = self.loop_arrows()
         if loops:  # likewise absent for an acyclic flowchart
             content["loops"] = sorted(loops)
@@ -183,6 +187,7 @@ class BuildInput:
                 "content": node.content,
                 "constraints": canonical_constraints(node.constraints),
                 "pages": sorted(node.pages),
+                "page_titles": self.titles_of(node),  # unset without titles
                 "box_ids": sorted(node.box_ids),
                 "options": [] if node.is_decision else treatment_options(node.content),
                 "option_details": [] if node.is_decision else option_details(node.content),
@@ -190,6 +195,12 @@ class BuildInput:
             rows.append({"uid": node_uid(self.guideline, self.version, node.key), "props": props,
                          "decision": node.is_decision})
         return rows
+
+    def titles_of(self, node: BuildNode) -> list[str] | None:
+        """The titles of a node's pages, in the order of its ``pages`` ("" for a page without one); None when
+        none of its pages has a title."""
+        titles = [self.page_titles.get(page, "") for page in sorted(node.pages)]
+        return titles if any(titles) else None
 
     def version_row(self, source_sha: str) -> dict[str, Any]:
         """Properties of the version's ``:GuidelineVersion`` node."""

@@ -18,7 +18,7 @@ import os
 import re
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,9 +129,10 @@ def period_of(row: dict[str, Any]) -> EffectivePeriod | None:
 
 def _create(tx: ManagedTransaction, guideline: str, version: str, title: str, source: str,
             items: Sequence[DraftItem], action: dict[str, Any], effective: EffectivePeriod | None = None,
-            domains: Sequence[str] = ()) -> None:
+            domains: Sequence[str] = (), page_titles: Mapping[str, str] | None = None) -> None:
     draft = {"draft_uid": _uid(guideline, version), "of_guideline": guideline, "of_version": version,
              "draft_title": title, "pdf_source": source, "key_domains": list(domains),
+             "page_titles": json.dumps(dict(page_titles), sort_keys=True) if page_titles else None,
              "effective_start": effective.start if effective else None,
              "effective_end": effective.end if effective else None}
     rows = [{**it.row(), "order": i} for i, it in enumerate(items)]
@@ -140,17 +141,18 @@ def _create(tx: ManagedTransaction, guideline: str, version: str, title: str, so
 
 def create_draft(graph: Graph, guideline: str, version: str, items: Sequence[DraftItem], *, title: str = "",
                  source: str = "", who: str | None = None, effective: EffectivePeriod | None = None,
-                 domains: Sequence[str] = ()) -> int:
+                 domains: Sequence[str] = (), page_titles: Mapping[str, str] | None = None) -> int:
     """Load a draft in one transaction (all items or nothing). Refuses a name/version that exists.
 
-    ``domains``: the base key domains it was read in; written to the guideline's vocabulary file on publish."""
+    ``domains``: the base key domains it was read in; written to the guideline's vocabulary file on publish.
+    ``page_titles``: page → the flowchart title printed on it; published nodes keep their pages' titles."""
     BuildInput(guideline, version)  # checks the names
     graph.ensure_schema()
     refuse_existing(graph, guideline, version)
     action = _action("onboard", who, f"onboarded from {source}" if source else "onboarded",
                      after={"items": len(items)})
     graph.execute_write(lambda tx: _create(tx, guideline, version, title, source, items, action, effective,
-                                           domains))
+                                           domains, page_titles))
     return len(items)
 
 
@@ -309,7 +311,8 @@ def pending(items: Iterable[DraftItem]) -> list[DraftItem]:
 
 
 def build_input_of(guideline: str, version: str, title: str, items: Sequence[DraftItem],
-                   effective: EffectivePeriod | None = None) -> BuildInput:
+                   effective: EffectivePeriod | None = None, page_titles: Mapping[str, str] | None = None
+                   ) -> BuildInput:
     """The build input of a fully reviewed draft: rejected items left out, with their constraints and edges."""
     rejected_keys = {it.content for it in items if it.kind == "key" and it.status == REJECTED}
 
@@ -325,7 +328,7 @@ def build_input_of(guideline: str, version: str, title: str, items: Sequence[Dra
                 raise OnboardingError(f"{where}: {exc}; edit or reject it") from exc
         return out
 
-    build = BuildInput(guideline, version, title, effective)
+    build = BuildInput(guideline, version, title, effective, page_titles=dict(page_titles or {}))
     keys: dict[str, str] = {}
     kept = [it for it in items if it.kind == "node" and it.status != REJECTED]
     # a draft box is a step: boxes of one text on one page (three "Rhythm Shockable?" questions, each with its own
@@ -425,7 +428,8 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
     topic: Path | None = None
     try:
         topic = _write_topic(guideline, info["title"] or "", vocabulary_root)
-        build = build_input_of(guideline, version, info["title"] or "", items, period_of(info))
+        build = build_input_of(guideline, version, info["title"] or "", items, period_of(info),
+                               json.loads(info["page_titles"] or "{}"))
         record = _action("publish", who, reason, after=build.counts())
         q = named_queries("onboard")
 
@@ -459,7 +463,9 @@ def unpublish(graph: Graph, guideline: str, version: str, *, who: str | None = N
     info = graph.read(q["published_info"], {"uid": uid})[0]
     items: list[DraftItem] = []
     node_item: dict[str, str] = {}
+    page_titles: dict[str, str] = {}
     for row in graph.read(q["published_nodes"], {"uid": uid}):
+        page_titles.update((p, t) for p, t in zip(row["pages"] or [], row["page_titles"] or [], strict=False) if t)
         node_item[row["key"]] = f"n{len(node_item) + 1}"
         items.append(DraftItem(node_item[row["key"]], "node", row["content"], list(row["constraints"] or []),
                                page=",".join(row["pages"] or []), status=ACCEPTED))
@@ -471,7 +477,8 @@ def unpublish(graph: Graph, guideline: str, version: str, *, who: str | None = N
     def work(tx: ManagedTransaction) -> None:
         tx.run(q["delete_published"], uid=uid).consume()
         tx.run(q["delete_orphan_treatments"]).consume()
-        _create(tx, guideline, version, info["title"] or "", info["source"] or "", items, record, period_of(info))
+        _create(tx, guideline, version, info["title"] or "", info["source"] or "", items, record, period_of(info),
+                page_titles=page_titles)
 
     graph.execute_write(work)
     return len(items)

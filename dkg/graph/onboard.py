@@ -119,6 +119,11 @@ def document_texts(result: ParseResult) -> list[str]:
                                                  *page.footnotes.values())]
 
 
+def page_titles(result: ParseResult) -> dict[str, str]:
+    """Page (as the edges name it: its printed code, else its number) → the flowchart title printed on it."""
+    return {page.code or str(page.number): page.title for page in result.pages if page.title}
+
+
 def choose_domains(guideline: str, texts: Iterable[str], named: Sequence[str] | None = None
                    ) -> tuple[tuple[str, ...], str]:
     """The domains a new draft of ``guideline`` is read in, and why: ``named`` by the curator (``none``: no
@@ -214,7 +219,7 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
     items = draft_items_of(extracted)
     create_draft(graph, guideline, version, items, title=title or f"{guideline} (onboarded from {pdf.name})",
                  source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who, effective=effective,
-                 domains=chosen)
+                 domains=chosen, page_titles=page_titles(result))
     node_items = [i for i in items if i.kind == "node"]
     edge_items = [i for i in items if i.kind == "edge"]
     return OnboardReport(guideline, version, len(node_items), len(edge_items),

@@ -65,6 +65,8 @@ class PageLayout:
     warnings: list[str]
     # boxes holding only a branch label (YES / NO / OR): their text labels the connector they stand on
     label_boxes: list[RawBox] = field(default_factory=list)
+    # the page's title: its header's largest lines, when they stand out from the page's text (else None)
+    title: str | None = None
 
 
 def _shape_kind(shape: Shape) -> str:
@@ -243,7 +245,38 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
             if match:
                 code = match[-1]
                 break
-    return PageLayout(boxes, connectors, header, bottom_zone, other, code, warnings, label_boxes)
+    body = [ln for b in boxes if b.block is not None for ln in b.block.lines] + free_lines
+    # a title set large may reach below the top of the first box beside it: lines that start above it count
+    above = [ln for ln in free_lines if ln.bbox.top < top] if used else header
+    title = page_title(above, [ln.size for ln in body], settings)
+    return PageLayout(boxes, connectors, header, bottom_zone, other, code, warnings, label_boxes, title)
+
+
+def page_title(header: list[Line], sizes: list[float], settings: AssemblySettings = DEFAULT_SETTINGS) -> str | None:
+    """The text of the largest of the ``header`` lines (free text starting above the flowchart) when their
+    size is at least ``settings.title_size_ratio`` times the median size of the page's lines (a flowchart's name
+    printed above it: "TACHYCARDIA w/ PULSE"); None when no line stands out (running heads, body text).
+
+    >>> from dkg.parsing.geometry import BBox
+    >>> from dkg.parsing.textlayout import Piece
+    >>> def line(text, size, top):
+    ...     return Line([Piece(text)], BBox(10, top, 200, top + size), size)
+    >>> header = [line("TABLE OF CONTENTS", 12, 16), line("PEDIATRIC TACHYCARDIA with", 30, 45),
+    ...           line("Pulse and Poor Perfusion", 30, 80)]
+    >>> page_title(header, [10, 10, 10, 12, 30, 30])
+    'PEDIATRIC TACHYCARDIA with Pulse and Poor Perfusion'
+    >>> page_title([line("CBRN Injury Response Part 4", 9, 50)], [9, 10, 10, 10]) is None
+    True
+    """
+    if not header or not sizes:
+        return None
+    biggest = max(ln.size for ln in header)
+    if biggest < settings.title_size_ratio * float(np.median(sizes)):
+        return None
+    lines = sorted((ln for ln in header if ln.size >= biggest - settings.title_size_tol),
+                   key=lambda ln: (ln.bbox.top, ln.bbox.x0))
+    text = " ".join(" ".join(ln.plain.split()) for ln in lines).strip()
+    return text or None
 
 
 def _overflowed(token: Token, candidates: list[RawBox], by_area: list[int],

@@ -720,7 +720,7 @@ def _finish_page(doc: DocumentParser, state: _PageState, known: set[str], global
     layout = state.layout
     number = state.index + 1
     page = ParsedPage(number=number, source=state.source, width=0.0, height=0.0, code=layout.code,
-                      seconds=state.seconds)
+                      title=layout.title, seconds=state.seconds)
     issues = list(state.issues)
     notes = citable_notes(global_notes, _page_notes(state))
     page.footnotes = notes

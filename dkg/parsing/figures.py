@@ -134,7 +134,7 @@ def merge_figure(vector: PageLayout, figure: PageLayout, region: FigureRegion, d
     other = vector.other + figure.other + group_blocks(figure.header + figure.bottom)
     warnings = vector.warnings + [f"raster figure {where}: {rename(w)}" for w in figure.warnings]
     layout = PageLayout(vector.boxes + added, connectors, vector.header, vector.bottom, other, vector.code,
-                        warnings, labels)
+                        warnings, labels, vector.title)
     ids = tuple(renamed[fi] for fi in range(len(figure.boxes)))
     return layout, PixelRegion(region.bbox, round(dpi, 1), ids, len(connectors) - len(vector.connectors))
 

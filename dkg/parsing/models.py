@@ -149,6 +149,8 @@ class ParsedPage:
     width: float
     height: float
     code: str | None = None
+    title: str | None = None
+    """The flowchart's name printed above it (born-digital pages; None when none stands out or on scans)."""
     boxes: list[Box] = field(default_factory=list)
     connectors: list[Connector] = field(default_factory=list)
     edges: list[HeadTailEdge] = field(default_factory=list)

@@ -110,6 +110,7 @@ def sidecar(result: ParseResult) -> dict[str, Any]:
         pages.append({
             "page": page.number,
             "code": page.code,
+            "title": page.title,
             "route": page.source,
             "seconds": round(page.seconds, 4),
             "boxes": [{

@@ -2,8 +2,8 @@
 
 Boxes found are outlined with their ids, edges are arrows from the head box to the tail box with their labels,
 and what was left out of the graph (side boxes kept as page notes, branch-label boxes, unattached text) is
-outlined in its own colour; a legend in the top-left corner names the colours. The page itself is rendered
-with pypdfium2 and drawn on with Pillow.
+outlined in its own colour; a legend in the top-left corner names the colours and the page title read. The page
+itself is rendered with pypdfium2 and drawn on with Pillow.
 """
 
 from __future__ import annotations
@@ -190,6 +190,7 @@ def _along(a: Point, b: Point, t: float) -> Point:
 
 def _legend_rows(page: ParsedPage, style: OverlayStyle) -> list[tuple[RGB, str]]:
     rows: list[tuple[RGB, str]] = [
+        (style.box, f"title: {page.title[:60] if page.title else 'none read'}"),
         (style.box, f"box found ({len(page.boxes) - len(page.dropped_boxes)}), with its id"),
         (style.edge, f"edge ({len(page.edges)}); dashed: direction inferred, no arrowhead"),
         (style.label, "edge label"),

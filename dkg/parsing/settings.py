@@ -94,6 +94,10 @@ class AssemblySettings:
     # one entered by an arrow from a box above them, the others sending arrows but entered by none, are all
     # entered by that arrow (a chevron into the middle of a three-column fan-out)
     sibling_gap: float = 24.0
+    # the page title: the header's largest lines (within ``title_size_tol`` pt of the largest) when that size is
+    # at least ``title_size_ratio`` times the median size of the page's lines
+    title_size_ratio: float = 1.5
+    title_size_tol: float = 0.5
 
     def __post_init__(self) -> None:
         for item in fields(self):

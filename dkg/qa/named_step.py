@@ -63,6 +63,61 @@ class Box:
     content: str
     pages: tuple[str, ...]
     has_next: bool
+    titles: tuple[str, ...] = ()
+    """The titles of ``pages`` (same order; "" for a page without one)."""
+
+
+def page_titles(boxes: list[Box]) -> dict[str, str]:
+    """Page → its title, from the boxes' pages."""
+    return {page: title for box in boxes for page, title in zip(box.pages, box.titles, strict=False) if title}
+
+
+def pages_by_population(question: str, titles: dict[str, str]) -> tuple[set[str], set[str]]:
+    """(pages whose title names the question's population, pages whose title names the other one):
+    "PEDIATRIC …" is the first for "a 4-year-old" and the second for "a 60-year-old"; both empty when the
+    question names no population."""
+    from dkg.lexicon import load_lexicon
+
+    lexicon = load_lexicon()
+    asked = lexicon.population(question).population
+    if asked is None:
+        return set(), set()
+    named = {page: lexicon.population(title).population for page, title in titles.items()}
+    return ({p for p, n in named.items() if n == asked}, {p for p, n in named.items() if n not in (None, asked)})
+
+
+def pages_asked(question: str, titles: dict[str, str], pages: set[str]) -> set[str]:
+    """The pages among ``pages`` the question points to by its population and the words of their titles
+    ("Adult tachycardia: …" → the tachycardia page, not the paediatric one); all of ``pages`` when nothing
+    tells them apart.
+
+    >>> titles = {"4": "TACHYCARDIA w/ PULSE", "7": "PEDIATRIC TACHYCARDIA with Pulse and Poor Perfusion"}
+    >>> sorted(pages_asked("Adult tachycardia: after cardioversion?", titles, {"4", "7"}))
+    ['4']
+    >>> sorted(pages_asked("SVT in a child: after adenosine?", titles, {"4", "7"}))
+    ['7']
+    >>> sorted(pages_asked("after cardioversion, what next?", titles, {"4", "7"}))
+    ['4', '7']
+    """
+    from dkg.lexicon import load_lexicon
+
+    lexicon = load_lexicon()
+    asked = lexicon.population(question).population
+    said = set(words(question))
+
+    def fit(page: str) -> tuple[int, int]:
+        title = titles.get(page, "")
+        population = lexicon.population(title).population if title else None
+        clash = asked is not None and population is not None and population != asked
+        match = asked is not None and population == asked
+        hits = sum(any(same_word(w, t, 85.0) for w in said) for t in set(words(title)))
+        return (0 if clash else 1 + match, hits)
+
+    if len(pages) < 2 or not any(titles.get(p) for p in pages):
+        return set(pages)
+    fits = {p: fit(p) for p in pages}
+    best = max(fits.values())
+    return {p for p, f in fits.items() if f == best}
 
 
 def words(text: str) -> list[str]:
@@ -96,9 +151,11 @@ def _hits(phrase: list[str], box: list[str], ratio: float) -> int:
     return sum(any(same_word(w, b, ratio) for b in box) for w in phrase)
 
 
-def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSettings | None = None) -> list[Box]:
-    """The boxes ``step`` names best: most of its words in the box, then the box least of whose words it leaves
-    out, then the box whose page shares most of the question's other words; empty when none is named closely
+def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSettings | None = None,
+               preferred: set[str] | frozenset[str] = frozenset()) -> list[Box]:
+    """The boxes ``step`` names best: most of its words in the box, then a box on a ``preferred`` page (one
+    titled for the question's population), then the box least of whose words it leaves out, then the box whose
+    page (its boxes and title) shares most of the question's other words; empty when none is named closely
     enough or too many tie."""
     settings = settings or NamedStepSettings()
     phrase = words(step)
@@ -109,8 +166,10 @@ def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSe
     for box in boxes:
         for page in box.pages:
             page_words.setdefault(page, set()).update(words(box.content))
+    for page, title in page_titles(boxes).items():
+        page_words.setdefault(page, set()).update(words(title))
     context = set(words(question)) - set(phrase)
-    ranked: list[tuple[tuple[int, float, int], Box]] = []
+    ranked: list[tuple[tuple[int, bool, float, int], Box]] = []
     for box in boxes:
         own = words(box.content)
         hits = _hits(phrase, own, settings.word_ratio)
@@ -118,7 +177,7 @@ def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSe
             continue
         covered = _hits(own, phrase, settings.word_ratio) / len(own)
         on_page = max((len(context & page_words[p]) for p in box.pages), default=0)
-        ranked.append(((hits, round(covered, 3), on_page), box))
+        ranked.append(((hits, bool(set(box.pages) & preferred), round(covered, 3), on_page), box))
     if not ranked:
         return []
     top = max(key for key, _ in ranked)
@@ -136,17 +195,24 @@ def answer_named_step(graph: Graph, question: str, guideline: str, version: str,
         return None
     queries = named_queries("qa_steps")
     params: dict[str, Any] = {"guideline": guideline, "version": version}
-    boxes = [Box(str(r["uid"]), str(r["content"]), tuple(str(p) for p in r["pages"]), bool(r["has_next"]))
+    boxes = [Box(str(r["uid"]), str(r["content"]), tuple(str(p) for p in r["pages"]), bool(r["has_next"]),
+                 tuple(str(t) for t in r["page_titles"]))
              for r in graph.read(queries["step_boxes"], params)]
-    leading = [b for b in boxes if b.has_next]
-    named = best_boxes(step, question, leading, settings)
+    titles = page_titles(boxes)
+    # a step only on pages of the other population ("Adult …" and a PEDIATRIC page) is not the one named
+    preferred, other = pages_by_population(question, titles)
+    leading = [b for b in boxes if b.has_next and (not b.pages or set(b.pages) - other)]
+    named = best_boxes(step, question, leading, settings, preferred)
     where = _WHERE.search(step)
     if not named and where is not None:
-        named = best_boxes(step[:where.start()], question, leading, settings)
+        named = best_boxes(step[:where.start()], question, leading, settings, preferred)
     if not named:
         return None
     params = {**params, "uids": [b.uid for b in named]}
     rows = graph.read(queries["steps_after"], params)
+    # one step printed on two pages (an entry box shared by two algorithms) leads on to both: keep the asked page's
+    asked = pages_asked(question, titles, {p for b in named for p in b.pages})
+    rows = [r for r in rows if set(map(str, r.get("pages") or [])) & asked] or rows
     if not rows:
         return None
     evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]), kind="Action", guideline=guideline,

@@ -3,6 +3,7 @@ real CoreNLP). The page is smog-46 (tachycardia, a DEV page of datasets/realpdfs
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -170,6 +171,9 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
         [i for i in items if i.kind == "node"]) - 1
     edges = drafted.read(named_queries("qa_graph")["version_edges"], {"g": NAME, "v": VERSION})
     assert ["chest_pain_sob_dizziness=no"] in [list(r["constraints"]) for r in edges]
+    titles = {t for r in drafted.read(named_queries("onboard")["published_nodes"], {"uid": f"{NAME}|{VERSION}"})
+              for t in r["page_titles"] or []}
+    assert titles == {"TACHYCARDIA w/ PULSE"}  # the flowchart's title, kept on its nodes for QA
     assert version_state(drafted, NAME, VERSION) == (True, False)
     actions = [(r["action"], r["item"]) for r in review_history(drafted, NAME, VERSION)]
     assert actions[0] == ("onboard", "") and actions[-1] == ("publish", "")
@@ -180,3 +184,5 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
     assert set(_visible(drafted).values()) == {0}
     assert version_state(drafted, NAME, VERSION) == (False, True)
     assert all(i.status == "accepted" for i in draft_items(drafted, NAME, VERSION))
+    info = drafted.read(named_queries("onboard")["draft_info"], {"uid": f"{NAME}|{VERSION}"})[0]
+    assert json.loads(info["page_titles"]) == {PAGE: "TACHYCARDIA w/ PULSE"}  # back in the draft

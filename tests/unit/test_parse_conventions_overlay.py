@@ -38,6 +38,9 @@ def test_overlay_differs_when_the_parse_differs() -> None:
     fewer.edges = fewer.edges[1:]
     assert render_overlay(PDF, page).tobytes() != render_overlay(PDF, fewer).tobytes()
     assert render_overlay(PDF, page).tobytes() == render_overlay(PDF, copy.deepcopy(page)).tobytes()
+    untitled = copy.deepcopy(page)
+    untitled.title = None
+    assert render_overlay(PDF, page).tobytes() != render_overlay(PDF, untitled).tobytes()  # the title read is shown
 
 
 def test_overlay_into_a_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.qa.named_step import Box, best_boxes, named_step, same_word, steps_text
+from dkg.qa.named_step import Box, answer_named_step, best_boxes, named_step, same_word, steps_text
 
 # a procedure page and a second page that shares a step's words (made-up texts, not from any guideline)
 BOXES = [
@@ -68,3 +68,46 @@ def test_the_answer_lists_every_step_of_a_fan_out_with_its_arrow_label() -> None
     rows = [{"uid": "x", "content": "Isolate", "label": "", "after": "Decontaminate"},
             {"uid": "y", "content": "Notify", "label": "YES", "after": "Decontaminate"}]
     assert steps_text(rows) == 'After "Decontaminate": Isolate; Notify (if YES).'
+
+
+class _Graph:
+    """The two read-only queries of cypher/qa_steps.cypher answered from fixed rows (made-up algorithms)."""
+
+    def __init__(self, boxes: list[Box], arrows: list[tuple[str, str]]) -> None:
+        self.boxes = {b.uid: b for b in boxes}
+        self.arrows = arrows
+
+    def read(self, query: str, params: dict[str, object]) -> list[dict[str, object]]:
+        if "has_next" in query:
+            return [{"uid": b.uid, "content": b.content, "pages": list(b.pages), "page_titles": list(b.titles),
+                     "has_next": b.has_next} for b in self.boxes.values()]
+        uids = params["uids"]
+        assert isinstance(uids, list)
+        return [{"uid": t, "content": self.boxes[t].content, "label": "", "constraints": [], "after_uid": h,
+                 "after": self.boxes[h].content, "pages": list(self.boxes[t].pages)}
+                for h, t in self.arrows if h in uids]
+
+
+ADULT, CHILD = "TACHYCARDIA w/ PULSE", "PEDIATRIC TACHYCARDIA with Poor Perfusion"
+TITLED = _Graph([
+    Box("entry", "Universal patient care, monitor, 12 lead ECG", ("1", "4"), True, ("BRADYCARDIA", ADULT)),
+    Box("pads", "Place pacer pads", ("1",), False, ("BRADYCARDIA",)),
+    Box("stable", "Stable?", ("4",), False, (ADULT,)),
+    Box("cv-adult", "Synchronized cardioversion", ("4",), True, (ADULT,)),
+    Box("sedation", "Consider sedation", ("4",), False, (ADULT,)),
+    Box("cv-child", "Synchronized cardioversion", ("7",), True, (CHILD,)),
+    Box("expert", "Consider expert consultation", ("7",), False, (CHILD,)),
+], [("entry", "pads"), ("entry", "stable"), ("cv-adult", "sedation"), ("cv-child", "expert")])
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Adult tachycardia: after synchronized cardioversion, what next?", ["sedation"]),
+    ("After synchronized cardioversion in a 4 year old, what next?", ["expert"]),
+    ("After synchronized cardioversion, what next?", ["expert", "sedation"]),  # nothing tells them apart
+    ("Bradycardia: once the universal patient care and 12 lead ECG are done, what next?", ["pads"]),
+    ("Tachycardia: once the universal patient care and 12 lead ECG are done, what next?", ["stable"]),
+    ("Once the universal patient care and 12 lead ECG are done, what next?", ["pads", "stable"]),
+])
+def test_page_titles_tell_apart_a_step_printed_on_two_algorithms(question: str, expected: list[str]) -> None:
+    answer = answer_named_step(TITLED, question, "g", "1")  # type: ignore[arg-type]
+    assert answer is not None and sorted(answer.matched_nodes) == expected
