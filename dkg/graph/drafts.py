@@ -384,7 +384,7 @@ def _restore_vocabulary(path: Path, old: str | None, root: Path) -> None:
     reload_vocabulary(root=root)
 
 
-def _write_topic(guideline: str, title: str, root: Path) -> Path | None:
+def _write_topic(guideline: str, title: str, root: Path, page_titles: Iterable[str] = ()) -> Path | None:
     """Write ``<root>/<guideline>/topic.yaml`` from the title and the guideline's keys when the folder of a
     guideline without YAML sources has none; returns the path written (None: nothing written)."""
     from dkg.corpus.model import VERSION_FILE
@@ -407,7 +407,7 @@ def _write_topic(guideline: str, title: str, root: Path) -> Path | None:
     taken |= {h for t in guideline_topics() for h in t.hints} | {n.alias.lower() for t in guideline_topics()
                                                                  for n in t.names}
     folder.mkdir(parents=True, exist_ok=True)
-    write_onboarded_topic(path, propose_onboarded_topic(guideline, title, wordings, taken))
+    write_onboarded_topic(path, propose_onboarded_topic(guideline, title, wordings, taken, list(page_titles)))
     reload_topics()
     return path
 
@@ -427,9 +427,9 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
     old = _write_vocabulary(guideline, items, vocabulary_root, info["domains"] or ())
     topic: Path | None = None
     try:
-        topic = _write_topic(guideline, info["title"] or "", vocabulary_root)
-        build = build_input_of(guideline, version, info["title"] or "", items, period_of(info),
-                               json.loads(info["page_titles"] or "{}"))
+        titles: dict[str, str] = json.loads(info["page_titles"] or "{}")
+        topic = _write_topic(guideline, info["title"] or "", vocabulary_root, titles.values())
+        build = build_input_of(guideline, version, info["title"] or "", items, period_of(info), titles)
         record = _action("publish", who, reason, after=build.counts())
         q = named_queries("onboard")
 

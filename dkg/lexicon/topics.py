@@ -154,19 +154,43 @@ _TOPIC_HEADER = """\
 """
 
 
-def propose_onboarded_topic(guideline: str, title: str, wordings: list[str], taken: set[str]) -> OnboardedTopic:
-    """A first topic for a published guideline that has none: its title (the guideline's name when the draft had
-    none) and, as hints, its own keys' wordings of two words or more that no other topic or key already uses
-    (``taken``, lower case): a curator completes the names and prunes the hints.
+# where a flowchart's title stops naming the algorithm: "TACHYCARDIA w/ PULSE", "BRADYCARDIA with PULSE"
+_TITLE_QUALIFIER = re.compile(r"\s+(?:with|w/|without|w/o|for|in|and)\b.*$|\s*[(:;,].*$")
 
-    >>> t = propose_onboarded_topic("stroke-tia", "", ["blood glucose", "gcs", "last known well", "age"], {"age"})
-    >>> t.title, t.names, t.hints
-    ('stroke tia', [], ['blood glucose', 'last known well'])
+
+def title_names(titles: list[str], taken: set[str]) -> list[str]:
+    """Names from flowchart titles printed on the pages: each title's head, lower case, before a qualifier
+    ("with pulse"), of at least 4 characters, plain words only, not already used by another topic or key.
+
+    >>> title_names(["BRADYCARDIA with PULSE", "POST-CARDIAC ARREST CARE", "Chest Pain (adult)", "CPR"], {"chest pain"})
+    ['bradycardia', 'post-cardiac arrest care']
+    """
+    names = []
+    for title in titles:
+        head = _TITLE_QUALIFIER.sub("", " ".join(title.split()).lower()).strip(" -")
+        if len(head) >= 4 and _PLAIN_WORDS.match(head) and head not in taken:
+            names.append(head)
+    return list(dict.fromkeys(names))
+
+
+def propose_onboarded_topic(guideline: str, title: str, wordings: list[str], taken: set[str],
+                            page_titles: list[str] | None = None) -> OnboardedTopic:
+    """A first topic for a published guideline that has none: its title (the guideline's name when the draft had
+    none), as names the heads of the flowchart titles printed on its pages (:func:`title_names`), and, as hints,
+    its own keys' wordings of two words or more that no other topic or key already uses (``taken``, lower
+    case): a curator completes the names and prunes the hints.
+
+    >>> t = propose_onboarded_topic("stroke-tia", "", ["blood glucose", "gcs", "last known well", "age"], {"age"},
+    ...                             ["ACUTE STROKE with onset < 24 h"])
+    >>> t.title, [n.alias for n in t.names], t.hints
+    ('stroke tia', ['acute stroke'], ['blood glucose', 'last known well'])
     """
     hints = [w for w in dict.fromkeys(w.strip().lower() for w in wordings)
              if len(w.split()) >= 2 and w not in taken and _PLAIN_WORDS.match(w)]
+    names = title_names(page_titles or [], taken)
     name = title.strip() or guideline.replace("-", " ").replace("_", " ")
-    return OnboardedTopic(title=name if len(name) >= 2 else f"guideline {name}", names=[], hints=hints)
+    return OnboardedTopic(title=name if len(name) >= 2 else f"guideline {name}",
+                          names=[TopicName(alias=n) for n in names], hints=hints)
 
 
 def write_onboarded_topic(path: Path, topic: OnboardedTopic) -> None:

@@ -445,8 +445,18 @@ def refused_facts(question: str) -> list[RefusedFact]:
 
 
 def named_guidelines(question: str) -> list[str]:
-    """Guidelines whose topic the question names ('renal cell carcinoma', 'ALL')."""
-    return [t.guideline for t in guideline_topics() if t.named_in(question)]
+    """Guidelines whose topic the question names ('renal cell carcinoma', 'ALL'); a mention inside a longer
+    mention of another topic names only that one ('post-cardiac arrest care' is not 'cardiac arrest')."""
+    spans = {t.guideline: t.name_spans(question) for t in guideline_topics()}
+    spans = {g: found for g, found in spans.items() if found}
+    if len(spans) < 2:
+        return list(spans)
+
+    def inside_another(guideline: str, span: tuple[int, int]) -> bool:
+        return any(o[0] <= span[0] and span[1] <= o[1] and o != span
+                   for other, found in spans.items() if other != guideline for o in found)
+
+    return [g for g, found in spans.items() if not all(inside_another(g, s) for s in found)]
 
 
 def detect_guidelines(question: str) -> list[str]:

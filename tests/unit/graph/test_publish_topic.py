@@ -44,3 +44,11 @@ def test_no_topic_for_a_guideline_with_yaml_sources_nor_without_a_title(tmp_path
     assert _write_topic("src", "A title", tmp_path) is None
     path = _write_topic("stroke-tia", "", tmp_path)
     assert path is not None and load_onboarded_topic(path).title == "stroke tia"
+    assert load_onboarded_topic(path).names == []
+
+
+def test_the_flowchart_titles_printed_on_the_pages_name_the_topic(tmp_path: Path) -> None:
+    path = _write_topic("post-arrest", "", tmp_path, ["POST-CARDIAC ARREST CARE", "CARDIAC ARREST with ROSC"])
+    assert path is not None
+    # "cardiac arrest" names the shipped cardiac-smog topic already: left out
+    assert [n.alias for n in load_onboarded_topic(path).names] == ["post-cardiac arrest care"]
