@@ -7,6 +7,12 @@ MATCH (root:Node {guideline: $guideline, version: $version})
 WHERE NOT EXISTS { (:Node)-[l:NEXT_STEP WHERE l.closes_loop IS NULL]->(root) }
 RETURN root.uid AS uid;
 
+// name: start_page_titles
+// The pages of the start nodes $uids and the flowchart titles printed on them (onboarded guidelines keep them).
+MATCH (n:Node {guideline: $guideline, version: $version})
+WHERE n.uid IN $uids AND n.page_titles IS NOT NULL
+RETURN n.uid AS uid, coalesce(n.pages, []) AS pages, n.page_titles AS page_titles;
+
 // name: position_starts
 // $tests: [{k: key, v: value, course: bool}]; a test is an arrow whose typed property lists the value (or, for a
 // course fact, excludes others and not this one: 'response!=progression' tests a stable response), or a

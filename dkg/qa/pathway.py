@@ -155,6 +155,8 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     consistent = way_in.ways(_without_changing(checked_facts)) if done else {}
     before_done = way_in.before(done & set(consistent))
     starts.update({uid: consistent[uid] for uid in sorted(done & set(consistent)) if uid not in starts})
+    for uid in other_population_starts(graph, sketch.guideline, str(params["version"]), sorted(starts), question):
+        starts.pop(uid)
     return cypher_from_starts(sketch), {
         "done": sorted(done), "before_done": sorted(before_done),
         "dead_ends": sorted(way_in.dead_ends(checked)),
@@ -165,6 +167,25 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
         "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
         "event_keys": sorted(course_events().event),
         "state_keys": state_keys()}
+
+
+def other_population_starts(graph: Graph, guideline: str, version: str, uids: list[str], question: str
+                            ) -> list[str]:
+    """The starts standing only on pages whose flowchart title names the population the question does not
+    ("PEDIATRIC TACHYCARDIA …" for "68M, …"; :func:`dkg.qa.named_step.pages_by_population`); none when that would
+    leave no start, or when the question names no population or the pages have no titles."""
+    from dkg.qa.named_step import pages_by_population
+
+    if not uids or not question:
+        return []
+    rows = graph.read(named_queries("qa_pathway")["start_page_titles"],
+                      {"guideline": guideline, "version": version, "uids": uids})
+    titles = {str(p): str(t) for r in rows for p, t in zip(r["pages"], r["page_titles"], strict=False) if t}
+    _, other = pages_by_population(question, titles)
+    if not other:
+        return []
+    left_out = [str(r["uid"]) for r in rows if r["pages"] and set(map(str, r["pages"])) <= other]
+    return left_out if len(left_out) < len(uids) else []
 
 
 def onset_facts_no_test_names(stated: dict[str, float | str], way_in: WayIn) -> set[str]:

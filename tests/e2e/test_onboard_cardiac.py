@@ -76,6 +76,20 @@ def test_the_published_guideline_exports_a_valid_fhir_plan_with_every_key_coded(
     assert heart_rate and all("8867-4" in e for e in heart_rate)
 
 
+@pytest.mark.parametrize("question", [
+    "68M, wide complex tachycardia, QRS 0.16 s, HR 170, stable, not sinus tach: what is recommended?",
+    "Adult tachycardia: after synchronized cardioversion, what next?",
+])
+def test_a_stated_adult_is_answered_on_the_adult_page_by_its_title(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport, question: str) -> None:
+    """The paediatric tachycardia page fits these facts too; its printed title (PEDIATRIC …) rules it out."""
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer(question)
+    boxes = node_boxes(graph, NAME, VERSION)
+    pages = {b.split("/")[0] for uid in answer.matched_nodes for b in boxes.get(uid, [])}
+    assert pages == {"smog-46"}, (answer.answer, answer.no_answer_reason)
+
+
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     dev, _held_out = split(load_items(QUESTIONS))

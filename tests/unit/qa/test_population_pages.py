@@ -1,0 +1,38 @@
+"""A stated population keeps the walk off pages titled for the other one (dkg.qa.pathway)."""
+
+from __future__ import annotations
+
+from dkg.qa.pathway import other_population_starts
+
+
+class _Graph:
+    def __init__(self, rows: list[dict[str, object]]) -> None:
+        self.rows = rows
+
+    def read(self, query: str, params: dict[str, object]) -> list[dict[str, object]]:
+        assert "page_titles" in query
+        uids = params["uids"]
+        assert isinstance(uids, list)
+        return [r for r in self.rows if r["uid"] in uids]
+
+
+GRAPH = _Graph([
+    {"uid": "adult", "pages": ["4"], "page_titles": ["TACHYCARDIA w/ PULSE"]},
+    {"uid": "child", "pages": ["7"], "page_titles": ["PEDIATRIC TACHYCARDIA with Poor Perfusion"]},
+    {"uid": "shared", "pages": ["1", "7"], "page_titles": ["BRADYCARDIA", "PEDIATRIC TACHYCARDIA"]},
+])
+STARTS = ["adult", "child", "shared"]
+
+
+def test_an_adult_leaves_out_starts_only_on_paediatric_pages() -> None:
+    assert other_population_starts(GRAPH, "g", "1", STARTS, "68M, HR 170, wide QRS: next?") == ["child"]  # type: ignore[arg-type]
+
+
+def test_a_child_leaves_out_nothing_titled_for_no_population() -> None:
+    assert other_population_starts(GRAPH, "g", "1", STARTS, "4 y/o, HR 250: next?") == []  # type: ignore[arg-type]
+
+
+def test_no_population_no_titles_or_no_start_left_changes_nothing() -> None:
+    assert other_population_starts(GRAPH, "g", "1", STARTS, "HR 170, wide QRS: next?") == []  # type: ignore[arg-type]
+    assert other_population_starts(_Graph([]), "g", "1", STARTS, "68M: next?") == []  # type: ignore[arg-type]
+    assert other_population_starts(GRAPH, "g", "1", ["child"], "68M: next?") == []  # type: ignore[arg-type]
