@@ -68,9 +68,11 @@ def onboard_command(
 ) -> None:
     """Parse, extract and load a PDF as a DRAFT (invisible to clinicians) for review; refused if it exists."""
     from dkg.graph.db import open_graph
-    from dkg.graph.onboard import onboard
+    from dkg.graph.onboard import choose_domains, onboard
 
     effective = effective_period(effective_from, effective_to)
+    if domain:
+        choose_domains(guideline, [], domain)  # a bad --domain is refused before the database starts
     with open_graph() as graph:
         report = onboard(graph, pdf, guideline, version, pages=pages, title=title, ocr=ocr, overlays=overlay,
                          who=who, echo=echo, effective=effective, domains=domain or None)

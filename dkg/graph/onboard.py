@@ -217,7 +217,9 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
         echo(f"  left out {len(left_out)} constraint(s) on keys of other domains (onboard with --domain to keep "
              f"them): {'; '.join(left_out[:6])}{' …' if len(left_out) > 6 else ''}")
     items = draft_items_of(extracted)
-    create_draft(graph, guideline, version, items, title=title or f"{guideline} (onboarded from {pdf.name})",
+    named = " / ".join(dict.fromkeys(page_titles(result).values()))
+    create_draft(graph, guideline, version, items,
+                 title=title or f"{named or guideline} (onboarded from {pdf.name})",
                  source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who, effective=effective,
                  domains=chosen, page_titles=page_titles(result))
     node_items = [i for i in items if i.kind == "node"]

@@ -164,7 +164,9 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
     build = publish(drafted, NAME, VERSION, who="curator-e2e", vocabulary_root=vocabulary_root)
     assert "narrow_qrs" in VOCABULARY and VOCABULARY["narrow_qrs"].unit == "second"
     assert (vocabulary_root / NAME / GUIDELINE_FILE).is_file()
-    assert load_onboarded_topic(vocabulary_root / NAME / "topic.yaml").title.startswith(NAME)  # the draft's title
+    # the draft's default title: the flowchart title printed on the page, then the PDF it came from
+    topic = load_onboarded_topic(vocabulary_root / NAME / "topic.yaml")
+    assert topic.title.startswith("TACHYCARDIA w/ PULSE (onboarded from")
     seen = _visible(drafted)
     assert seen["cli.loaded_versions"] == seen["api.guidelines"] == seen["qa_graph.loaded_versions_of"] == 1
     assert seen["qa_graph.version_nodes"] == build.counts()["nodes"] == len(

@@ -1,4 +1,4 @@
-"""`dkg onboard --effective-from/--effective-to`: the period is checked before any work, with errors that say
+"""`dkg onboard --effective-from/--effective-to` and `--domain`: checked before any work, with errors that say
 what to give."""
 
 from __future__ import annotations
@@ -43,3 +43,10 @@ def test_a_row_without_a_start_has_no_period() -> None:
     assert period_of({"effective_start": None, "effective_end": None}) is None
     assert period_of({"effective_start": "2030-01-01", "effective_end": None}) == EffectivePeriod(
         start=date(2030, 1, 1))
+
+
+def test_the_cli_refuses_an_unknown_domain_naming_the_defined_ones(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["onboard", str(tmp_path / "absent.pdf"), "-g", "probe", "-v", "1.2030",
+                                      "--domain", "oncolgy"])
+    assert result.exit_code != 0
+    assert "unknown domain(s) 'oncolgy'; the base vocabulary defines: oncology" in result.output
