@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dkg.config import Settings, get_settings
-from dkg.constraints.io import ConstrainedEdge
+from dkg.constraints.io import ConstrainedEdge, write_outputs
 from dkg.constraints.proposals import Condition, ProposedKey, branch, branch_condition, condition_of
 from dkg.errors import BuildError
 from dkg.graph.db import Graph
@@ -212,6 +212,8 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
         extracted = extract_file(extractor, edges_csv, work / "constrained.csv", work / "constrained.json")
     chosen, reason = choose_domains(guideline, document_texts(result), domains)
     extracted, left_out = within_scope(extracted, keys_in_scope(guideline, chosen))
+    if left_out:  # the kept intermediate files show what the draft holds
+        write_outputs(extracted, work / "constrained.csv", work / "constrained.json")
     echo(f"  key domains: {', '.join(chosen) or 'none (general keys only)'}, {reason}")
     if left_out:
         echo(f"  left out {len(left_out)} constraint(s) on keys of other domains (onboard with --domain to keep "
