@@ -18,3 +18,9 @@ RETURN g.version AS v;
 MATCH (t:Action {guideline: $g, version: $v})
 UNWIND t.options + coalesce(t.option_details, []) AS o
 RETURN DISTINCT toLower(o) AS o;
+
+// name: node_pages
+// The pages of the nodes $uids and the flowchart titles printed on them (for an answer's evidence).
+MATCH (n:Node)
+WHERE n.uid IN $uids
+RETURN n.uid AS uid, coalesce(n.pages, []) AS pages, coalesce(n.page_titles, []) AS page_titles;

@@ -21,6 +21,8 @@ class Evidence(BaseModel):
     guideline: str | None = None
     version: str | None = None
     pages: list[str] = Field(default_factory=list)
+    page_titles: list[str] = Field(default_factory=list, description="the flowchart title printed on each of "
+                                   "``pages`` ('' where none was read; onboarded guidelines)")
     source_url: str | None = None
     score: float | None = None
     seed_uid: str | None = Field(default=None, description="GRAG: the seed node this result was reached from")

@@ -257,6 +257,7 @@ class TextToCypherService:
             self.stats["answered"] += 1
             self.stats["named_step"] += 1
             self.last_path = "named_step"
+            answer = answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
         return answer
 
     def _execute(self, sketch: QuerySketch, params: dict[str, Any]) -> tuple[QuerySketch, str, list[dict[str, Any]]]:
@@ -292,5 +293,18 @@ class TextToCypherService:
             stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
             missing = missing_facts(self.graph, [r["uid"] for r in rows], stated)
         return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
-                      rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence, timings_ms=timings,
-                      missing_facts=missing)
+                      rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=self._with_pages(evidence),
+                      timings_ms=timings, missing_facts=missing)
+
+    def _with_pages(self, evidence: list[Evidence]) -> list[Evidence]:
+        """``evidence`` with each node's pages and the flowchart titles printed on them (where it stands)."""
+        graph = getattr(self, "graph", None)  # ADVISE text is also composed without a graph (tests, baselines)
+        if not evidence or graph is None:
+            return evidence
+        try:
+            rows = graph.read(named_queries("qa_graph")["node_pages"], {"uids": [e.node_uid for e in evidence]})
+        except DKGError:  # where the steps stand is shown when it can be read; the answer stands without it
+            return evidence
+        where = {str(r["uid"]): ([str(p) for p in r["pages"]], [str(t) for t in r["page_titles"]]) for r in rows}
+        return [e.model_copy(update={"pages": where[e.node_uid][0], "page_titles": where[e.node_uid][1]})
+                if e.node_uid in where else e for e in evidence]

@@ -368,7 +368,8 @@ class Retriever:
 def source_of(e: Evidence) -> str:
     """Where an evidence item comes from, for people: guideline, version and pages, or the PDQ URL."""
     if e.guideline:
-        pages = ", ".join(e.pages)
+        titles = e.page_titles if len(e.page_titles) == len(e.pages) else [""] * len(e.pages)
+        pages = ", ".join(f"{p} ({t})" if t else p for p, t in zip(e.pages, titles, strict=True))
         return f"{e.guideline} {e.version}" + (f" p. {pages}" if pages else "")
     if e.source_url:
         return e.source_url

@@ -88,6 +88,7 @@ def test_a_stated_adult_is_answered_on_the_adult_page_by_its_title(
     boxes = node_boxes(graph, NAME, VERSION)
     pages = {b.split("/")[0] for uid in answer.matched_nodes for b in boxes.get(uid, [])}
     assert pages == {"smog-46"}, (answer.answer, answer.no_answer_reason)
+    assert all(e.page_titles == ["TACHYCARDIA w/ PULSE"] for e in answer.evidence)  # shown with the evidence
 
 
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(

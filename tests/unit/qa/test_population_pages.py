@@ -1,4 +1,4 @@
-"""A stated population keeps the walk off pages titled for the other one (dkg.qa.pathway)."""
+"""A stated population keeps the walk off pages titled for the other one (dkg.qa.pathway); evidence names its page."""
 
 from __future__ import annotations
 
@@ -36,3 +36,14 @@ def test_no_population_no_titles_or_no_start_left_changes_nothing() -> None:
     assert other_population_starts(GRAPH, "g", "1", STARTS, "HR 170, wide QRS: next?") == []  # type: ignore[arg-type]
     assert other_population_starts(_Graph([]), "g", "1", STARTS, "68M: next?") == []  # type: ignore[arg-type]
     assert other_population_starts(GRAPH, "g", "1", ["child"], "68M: next?") == []  # type: ignore[arg-type]
+
+
+def test_evidence_names_the_flowchart_its_page_is_titled() -> None:
+    from dkg.answers import Evidence
+    from dkg.retrieval.grag import source_of
+
+    onboarded = Evidence(node_uid="u", content="Consider adenosine", kind="Action", guideline="cardiac", version="1",
+                         pages=["1", "4"], page_titles=["", "TACHYCARDIA w/ PULSE"])
+    assert source_of(onboarded) == "cardiac 1 p. 1, 4 (TACHYCARDIA w/ PULSE)"
+    shipped = Evidence(node_uid="u", content="TKI", kind="Action", guideline="ALL", version="1", pages=["ALL-2"])
+    assert source_of(shipped) == "ALL 1 p. ALL-2"
