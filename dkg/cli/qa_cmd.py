@@ -202,11 +202,9 @@ def qa_ask(question: str = typer.Argument(..., help="The question, in quotes."))
         console.print(f"[bold]answer:[/] {escape(answer.answer)}", highlight=False)
         console.print(f"[bold]matched:[/] {escape(', '.join(answer.matched_nodes))}", highlight=False)
     if answer.missing_facts:
-        from dkg.qa.pathway import clarification
-        stated = {k: v for k, v in answer.cypher_params.items() if k not in (
-            "guideline", "version", "treatment", "starts", "position_weights", "prefix_keys", "prefix_passed",
-            "event_keys", "done")}
-        console.print(f"[bold]to go further:[/] {escape(clarification(stated, answer.missing_facts))}",
+        from dkg.qa.pathway import clarification, stated_facts
+        console.print(f"[bold]to go further:[/] "
+                      f"{escape(clarification(stated_facts(answer.cypher_params), answer.missing_facts))}",
                       highlight=False)
     if answer.cypher:
         console.print(f"[bold]cypher:[/]\n{escape(answer.cypher)}\n[bold]params:[/] "

@@ -114,6 +114,10 @@ def print_answer(out: Console, answer: Answer, *, notes: Sequence[str] = (), ela
         _label(out, "GRAG retrieved")
         print_evidence(out, also_retrieved)
     _label(out, "answer", answer.answer or answer.no_answer_reason or "")
+    if answer.missing_facts:
+        from dkg.qa.pathway import clarification, stated_facts
+
+        _label(out, "to go further", clarification(stated_facts(answer.cypher_params), answer.missing_facts))
     evidence = answer.evidence[:evidence_limit] if evidence_limit is not None else answer.evidence
     if evidence:
         _label(out, "evidence")

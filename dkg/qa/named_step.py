@@ -72,14 +72,27 @@ def page_titles(boxes: list[Box]) -> dict[str, str]:
     return {page: title for box in boxes for page, title in zip(box.pages, box.titles, strict=False) if title}
 
 
-def pages_by_population(question: str, titles: dict[str, str]) -> tuple[set[str], set[str]]:
-    """(pages whose title names the question's population, pages whose title names the other one):
-    "PEDIATRIC …" is the first for "a 4-year-old" and the second for "a 60-year-old"; both empty when the
-    question names no population."""
+def population_of(question: str, age: float | None = None) -> str | None:
+    """The population a question is about: its words and age forms (the clinical lexicon's cues), else a stated
+    ``age`` fact ("age=45" from the follow-up form); None when neither says."""
     from dkg.lexicon import load_lexicon
 
     lexicon = load_lexicon()
-    asked = lexicon.population(question).population
+    said = lexicon.population(question).population
+    if said is None and age is not None:
+        return "childhood" if age < lexicon.data.populations.childhood_age_below else "adult"
+    return said
+
+
+def pages_by_population(question: str, titles: dict[str, str], age: float | None = None
+                        ) -> tuple[set[str], set[str]]:
+    """(pages whose title names the question's population, pages whose title names the other one):
+    "PEDIATRIC …" is the first for "a 4-year-old" and the second for "a 60-year-old"; both empty when the
+    question names no population (:func:`population_of`)."""
+    from dkg.lexicon import load_lexicon
+
+    lexicon = load_lexicon()
+    asked = population_of(question, age)
     if asked is None:
         return set(), set()
     named = {page: lexicon.population(title).population for page, title in titles.items()}

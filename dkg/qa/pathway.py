@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from dkg.answers import MissingFact
+from dkg.answers import Evidence, MissingFact
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
@@ -155,7 +156,9 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     consistent = way_in.ways(_without_changing(checked_facts)) if done else {}
     before_done = way_in.before(done & set(consistent))
     starts.update({uid: consistent[uid] for uid in sorted(done & set(consistent)) if uid not in starts})
-    for uid in other_population_starts(graph, sketch.guideline, str(params["version"]), sorted(starts), question):
+    age = stated.get("age")
+    for uid in other_population_starts(graph, sketch.guideline, str(params["version"]), sorted(starts), question,
+                                       age if isinstance(age, float) else None):
         starts.pop(uid)
     return cypher_from_starts(sketch), {
         "done": sorted(done), "before_done": sorted(before_done),
@@ -169,8 +172,8 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
         "state_keys": state_keys()}
 
 
-def other_population_starts(graph: Graph, guideline: str, version: str, uids: list[str], question: str
-                            ) -> list[str]:
+def other_population_starts(graph: Graph, guideline: str, version: str, uids: list[str], question: str,
+                            age: float | None = None) -> list[str]:
     """The starts standing only on pages whose flowchart title names the population the question does not
     ("PEDIATRIC TACHYCARDIA …" for "68M, …"; :func:`dkg.qa.named_step.pages_by_population`); none when that would
     leave no start, or when the question names no population or the pages have no titles."""
@@ -181,11 +184,30 @@ def other_population_starts(graph: Graph, guideline: str, version: str, uids: li
     rows = graph.read(named_queries("qa_pathway")["start_page_titles"],
                       {"guideline": guideline, "version": version, "uids": uids})
     titles = {str(p): str(t) for r in rows for p, t in zip(r["pages"], r["page_titles"], strict=False) if t}
-    _, other = pages_by_population(question, titles)
+    _, other = pages_by_population(question, titles, age)
     if not other:
         return []
     left_out = [str(r["uid"]) for r in rows if r["pages"] and set(map(str, r["pages"])) <= other]
     return left_out if len(left_out) < len(uids) else []
+
+
+def population_unstated(question: str, evidence: list[Evidence], age: float | None = None) -> list[MissingFact]:
+    """The patient's age as a missing fact when the answer's steps stand on a page whose flowchart title names
+    a population (PEDIATRIC …) and the question states none: the facts may fit the other population's algorithm
+    too (empty otherwise)."""
+    from dkg.lexicon import load_lexicon
+    from dkg.qa.named_step import population_of
+
+    if population_of(question, age) is not None:
+        return []
+    lexicon = load_lexicon()
+    named = [t for e in evidence for t in e.page_titles if t and lexicon.population(t).population is not None]
+    if not named:
+        return []
+    limit = lexicon.data.populations.childhood_age_below
+    return [MissingFact(key="age", description=f"Patient age (this answer follows {named[0]!r}, an algorithm for "
+                                                "one age group; the question states no age)",
+                        allowed=[f"<{limit}", f">={limit}"])]
 
 
 def onset_facts_no_test_names(stated: dict[str, float | str], way_in: WayIn) -> set[str]:
@@ -226,6 +248,11 @@ def missing_facts(graph: Graph, uids: list[str], stated: dict[str, float | str])
             allowed = shown
         out.append(MissingFact(key=key, description=spec.description, allowed=allowed))
     return out
+
+
+def stated_facts(params: dict[str, Any]) -> dict[str, float | str]:
+    """The patient facts among an answer's query parameters (what "known so far" lists)."""
+    return {k: v for k, v in params.items() if k in VOCABULARY and isinstance(v, (float, str))}
 
 
 def clarification(facts: dict[str, float | str], missing: list[MissingFact]) -> str:

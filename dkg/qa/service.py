@@ -25,7 +25,7 @@ from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.named_step import answer_named_step, named_step
-from dkg.qa.pathway import missing_facts, walk_query
+from dkg.qa.pathway import missing_facts, population_unstated, walk_query
 from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
@@ -292,8 +292,12 @@ class TextToCypherService:
             # the stated facts stop before a decision: say what is known and which facts would go further
             stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
             missing = missing_facts(self.graph, [r["uid"] for r in rows], stated)
+        evidence = self._with_pages(evidence)
+        if sketch.qtype is QuestionType.NEXT_STEP and not any(m.key == "age" for m in missing):
+            age = params.get("age")
+            missing += population_unstated(question, evidence, age if isinstance(age, float) else None)
         return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
-                      rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=self._with_pages(evidence),
+                      rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence,
                       timings_ms=timings, missing_facts=missing)
 
     def _with_pages(self, evidence: list[Evidence]) -> list[Evidence]:

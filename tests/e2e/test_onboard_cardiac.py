@@ -91,6 +91,19 @@ def test_a_stated_adult_is_answered_on_the_adult_page_by_its_title(
     assert all(e.page_titles == ["TACHYCARDIA w/ PULSE"] for e in answer.evidence)  # shown with the evidence
 
 
+def test_an_answer_from_the_paediatric_page_asks_for_the_age_the_question_left_out(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("Wide complex tachycardia, QRS 0.16 s, HR 170, stable, not sinus tach: what is "
+                            "recommended?")  # cardiac-08 (dev): no age, answered on the paediatric page
+    assert [m.key for m in answer.missing_facts] == ["age"]
+    assert "PEDIATRIC TACHYCARDIA" in answer.missing_facts[0].description
+    again = service.answer("Wide complex tachycardia, QRS 0.16 s, HR 170, stable, not sinus tach: what is "
+                           "recommended? (age=45)")  # the follow-up form's answer
+    assert not again.missing_facts
+    assert all(e.page_titles == ["TACHYCARDIA w/ PULSE"] for e in again.evidence)
+
+
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     dev, _held_out = split(load_items(QUESTIONS))

@@ -39,3 +39,13 @@ def test_answer_cypher_notes_and_evidence_are_verbatim() -> None:
     assert "Option [i]A[/i]" in output
     assert "[red]B[/red]" in output
     assert "ALL|1|root > ALL|1|[a]" in output
+
+
+def test_dkg_ask_says_which_facts_would_go_further() -> None:
+    from dkg.answers import MissingFact
+
+    answer = Answer(question="q", route="text2cypher", answer="Probable VT", cypher_params={"performance_status": 1.0},
+                    missing_facts=[MissingFact(key="age", description="Patient age", allowed=["<18", ">=18"])])
+    buffer = io.StringIO()
+    print_answer(Console(file=buffer, width=400), answer)
+    assert "Known so far: performance_status=1. To go further I need: patient age (<18 / >=18)." in buffer.getvalue()

@@ -47,3 +47,28 @@ def test_evidence_names_the_flowchart_its_page_is_titled() -> None:
     assert source_of(onboarded) == "cardiac 1 p. 1, 4 (TACHYCARDIA w/ PULSE)"
     shipped = Evidence(node_uid="u", content="TKI", kind="Action", guideline="ALL", version="1", pages=["ALL-2"])
     assert source_of(shipped) == "ALL 1 p. ALL-2"
+
+
+def test_an_age_stated_as_a_fact_names_the_population() -> None:
+    from dkg.qa.named_step import population_of
+
+    assert population_of("HR 170, wide QRS (age=45)", 45.0) == "adult"
+    assert population_of("HR 250 (age=4)", 4.0) == "childhood"
+    assert population_of("HR 250", None) is None
+    assert other_population_starts(GRAPH, "g", "1", STARTS, "HR 170 (age=45)", 45.0) == ["child"]  # type: ignore[arg-type]
+
+
+def test_an_answer_on_a_page_titled_for_one_age_group_asks_for_the_age_when_none_is_stated() -> None:
+    from dkg.answers import Evidence
+    from dkg.qa.pathway import population_unstated
+
+    child = [Evidence(node_uid="u", content="Probable VT", kind="Action", pages=["7"],
+                      page_titles=["PEDIATRIC TACHYCARDIA with Poor Perfusion"])]
+    [missing] = population_unstated("Wide complex tachycardia, HR 170, stable: next?", child)
+    assert missing.key == "age" and missing.allowed == ["<18", ">=18"]
+    assert "PEDIATRIC TACHYCARDIA" in missing.description
+    assert population_unstated("4 y/o, wide complex tachycardia: next?", child) == []
+    assert population_unstated("Wide complex tachycardia: next? (age=45)", child, 45.0) == []
+    general = [Evidence(node_uid="u", content="Adenosine", kind="Action", pages=["4"],
+                        page_titles=["TACHYCARDIA w/ PULSE"])]
+    assert population_unstated("Wide complex tachycardia, HR 170, stable: next?", general) == []
