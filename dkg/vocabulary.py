@@ -22,6 +22,7 @@ modules that imported it see the change.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -345,8 +346,6 @@ def detect_domains(texts: Iterable[str], base_file: Path = BASE_FILE) -> list[Do
     >>> [e.cues for e in detect_domains(["Induction chemotherapy", "Relapsed leukemia after chemotherapy"])]
     [{'leukemia': 1, 'chemotherapy': 2}]
     """
-    import re
-
     text = "\n".join(texts).lower()
     evidence: list[DomainEvidence] = []
     for name, domain in base_domains(base_file).items():

@@ -20,6 +20,7 @@ from rapidfuzz import fuzz
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
+from dkg.qa.populations import pages_by_population
 
 # "after X, what next?" / "X done — next?" / "what comes after X?" / "what are the steps after X?": the named step
 _CONNECTOR = r"\s*(?:[,;:.—–]|\s-)+\s*"
@@ -72,33 +73,6 @@ def page_titles(boxes: list[Box]) -> dict[str, str]:
     return {page: title for box in boxes for page, title in zip(box.pages, box.titles, strict=False) if title}
 
 
-def population_of(question: str, age: float | None = None) -> str | None:
-    """The population a question is about: its words and age forms (the clinical lexicon's cues), else a stated
-    ``age`` fact ("age=45" from the follow-up form); None when neither says."""
-    from dkg.lexicon import load_lexicon
-
-    lexicon = load_lexicon()
-    said = lexicon.population(question).population
-    if said is None and age is not None:
-        return "childhood" if age < lexicon.data.populations.childhood_age_below else "adult"
-    return said
-
-
-def pages_by_population(question: str, titles: dict[str, str], age: float | None = None
-                        ) -> tuple[set[str], set[str]]:
-    """(pages whose title names the question's population, pages whose title names the other one):
-    "PEDIATRIC …" is the first for "a 4-year-old" and the second for "a 60-year-old"; both empty when the
-    question names no population (:func:`population_of`)."""
-    from dkg.lexicon import load_lexicon
-
-    lexicon = load_lexicon()
-    asked = population_of(question, age)
-    if asked is None:
-        return set(), set()
-    named = {page: lexicon.population(title).population for page, title in titles.items()}
-    return ({p for p, n in named.items() if n == asked}, {p for p, n in named.items() if n not in (None, asked)})
-
-
 def pages_asked(question: str, titles: dict[str, str], pages: set[str]) -> set[str]:
     """The pages among ``pages`` the question points to by its population and the words of their titles
     ("Adult tachycardia: …" → the tachycardia page, not the paediatric one); all of ``pages`` when nothing
@@ -112,19 +86,12 @@ def pages_asked(question: str, titles: dict[str, str], pages: set[str]) -> set[s
     >>> sorted(pages_asked("after cardioversion, what next?", titles, {"4", "7"}))
     ['4', '7']
     """
-    from dkg.lexicon import load_lexicon
-
-    lexicon = load_lexicon()
-    asked = lexicon.population(question).population
+    own, other = pages_by_population(question, titles)
     said = set(words(question))
 
     def fit(page: str) -> tuple[int, int]:
-        title = titles.get(page, "")
-        population = lexicon.population(title).population if title else None
-        clash = asked is not None and population is not None and population != asked
-        match = asked is not None and population == asked
-        hits = sum(any(same_word(w, t, 85.0) for w in said) for t in set(words(title)))
-        return (0 if clash else 1 + match, hits)
+        hits = sum(any(same_word(w, t, 85.0) for w in said) for t in set(words(titles.get(page, ""))))
+        return (0 if page in other else 1 + (page in own), hits)
 
     if len(pages) < 2 or not any(titles.get(p) for p in pages):
         return set(pages)

@@ -10,9 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dkg.answers import Evidence, MissingFact
+from dkg.answers import MissingFact
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import clinical_lexicon, course_events
+from dkg.qa.populations import pages_by_population
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
 from dkg.qa.way_in import Way, WayIn, WayInFacts, way_in_facts
 from dkg.vocabulary import VOCABULARY, KeyKind
@@ -175,10 +176,8 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
 def other_population_starts(graph: Graph, guideline: str, version: str, uids: list[str], question: str,
                             age: float | None = None) -> list[str]:
     """The starts standing only on pages whose flowchart title names the population the question does not
-    ("PEDIATRIC TACHYCARDIA …" for "68M, …"; :func:`dkg.qa.named_step.pages_by_population`); none when that would
+    ("PEDIATRIC TACHYCARDIA …" for "68M, …"; :func:`dkg.qa.populations.pages_by_population`); none when that would
     leave no start, or when the question names no population or the pages have no titles."""
-    from dkg.qa.named_step import pages_by_population
-
     if not uids or not question:
         return []
     rows = graph.read(named_queries("qa_pathway")["start_page_titles"],
@@ -189,25 +188,6 @@ def other_population_starts(graph: Graph, guideline: str, version: str, uids: li
         return []
     left_out = [str(r["uid"]) for r in rows if r["pages"] and set(map(str, r["pages"])) <= other]
     return left_out if len(left_out) < len(uids) else []
-
-
-def population_unstated(question: str, evidence: list[Evidence], age: float | None = None) -> list[MissingFact]:
-    """The patient's age as a missing fact when the answer's steps stand on a page whose flowchart title names
-    a population (PEDIATRIC …) and the question states none: the facts may fit the other population's algorithm
-    too (empty otherwise)."""
-    from dkg.lexicon import load_lexicon
-    from dkg.qa.named_step import population_of
-
-    if population_of(question, age) is not None:
-        return []
-    lexicon = load_lexicon()
-    named = [t for e in evidence for t in e.page_titles if t and lexicon.population(t).population is not None]
-    if not named:
-        return []
-    limit = lexicon.data.populations.childhood_age_below
-    return [MissingFact(key="age", description=f"Patient age (this answer follows {named[0]!r}, an algorithm for "
-                                                "one age group; the question states no age)",
-                        allowed=[f"<{limit}", f">={limit}"])]
 
 
 def onset_facts_no_test_names(stated: dict[str, float | str], way_in: WayIn) -> set[str]:

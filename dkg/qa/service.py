@@ -25,7 +25,8 @@ from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.named_step import answer_named_step, named_step
-from dkg.qa.pathway import missing_facts, population_unstated, walk_query
+from dkg.qa.pathway import missing_facts, walk_query
+from dkg.qa.populations import population_unstated
 from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads

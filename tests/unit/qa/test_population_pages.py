@@ -50,7 +50,7 @@ def test_evidence_names_the_flowchart_its_page_is_titled() -> None:
 
 
 def test_an_age_stated_as_a_fact_names_the_population() -> None:
-    from dkg.qa.named_step import population_of
+    from dkg.qa.populations import population_of
 
     assert population_of("HR 170, wide QRS (age=45)", 45.0) == "adult"
     assert population_of("HR 250 (age=4)", 4.0) == "childhood"
@@ -60,7 +60,7 @@ def test_an_age_stated_as_a_fact_names_the_population() -> None:
 
 def test_an_answer_on_a_page_titled_for_one_age_group_asks_for_the_age_when_none_is_stated() -> None:
     from dkg.answers import Evidence
-    from dkg.qa.pathway import population_unstated
+    from dkg.qa.populations import population_unstated
 
     child = [Evidence(node_uid="u", content="Probable VT", kind="Action", pages=["7"],
                       page_titles=["PEDIATRIC TACHYCARDIA with Poor Perfusion"])]

@@ -1,0 +1,46 @@
+"""Which age group a question is about, and which pages a flowchart title gives to one (onboarded "PEDIATRIC …"
+algorithms): shared by the named-step route, the patient walk and the clarifying answer."""
+
+from __future__ import annotations
+
+from dkg.answers import Evidence, MissingFact
+from dkg.lexicon import load_lexicon
+
+
+def population_of(question: str, age: float | None = None) -> str | None:
+    """The population a question is about: its words and age forms (the clinical lexicon's cues), else a stated
+    ``age`` fact ("age=45" from the follow-up form); None when neither says."""
+    lexicon = load_lexicon()
+    said = lexicon.population(question).population
+    if said is None and age is not None:
+        return "childhood" if age < lexicon.data.populations.childhood_age_below else "adult"
+    return said
+
+
+def pages_by_population(question: str, titles: dict[str, str], age: float | None = None
+                        ) -> tuple[set[str], set[str]]:
+    """(pages whose title names the question's population, pages whose title names the other one):
+    "PEDIATRIC …" is the first for "a 4-year-old" and the second for "a 60-year-old"; both empty when the
+    question names no population (:func:`population_of`)."""
+    lexicon = load_lexicon()
+    asked = population_of(question, age)
+    if asked is None:
+        return set(), set()
+    named = {page: lexicon.population(title).population for page, title in titles.items()}
+    return ({p for p, n in named.items() if n == asked}, {p for p, n in named.items() if n not in (None, asked)})
+
+
+def population_unstated(question: str, evidence: list[Evidence], age: float | None = None) -> list[MissingFact]:
+    """The patient's age as a missing fact when the answer's steps stand on a page whose flowchart title names
+    a population (PEDIATRIC …) and the question states none: the facts may fit the other population's algorithm
+    too (empty otherwise)."""
+    if population_of(question, age) is not None:
+        return []
+    lexicon = load_lexicon()
+    named = [t for e in evidence for t in e.page_titles if t and lexicon.population(t).population is not None]
+    if not named:
+        return []
+    limit = lexicon.data.populations.childhood_age_below
+    return [MissingFact(key="age", description=f"Patient age (this answer follows {named[0]!r}, an algorithm for "
+                                                "one age group; the question states no age)",
+                        allowed=[f"<{limit}", f">={limit}"])]
