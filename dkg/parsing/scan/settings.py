@@ -105,6 +105,15 @@ class ScanSettings:
     # a single letter this many times as tall as the other words of its line is a pictogram read as a letter
     # (a biohazard sign read ``A``, with high confidence); 0 keeps it
     pictogram_height_ratio: float = 2.0
+    # a column or row of a box's crop that is ink along this share of its length, within ``border_line_zone`` of
+    # the crop's size from a side, is a border line: the crop is blanked from it outwards (dev box crops: columns
+    # of text reach 0.79 at most, in boxes one line tall where a stem spans the crop; borders left in a crop
+    # 0.83-1.0); 0 turns it off
+    border_line_share: float = 0.8
+    border_line_zone: float = 0.15
+    # a last word of a box line made of signs only, more than this many line heights from the word before it, is
+    # a pictogram or speck (smog-48's star read ``*``, 3.4 heights away; punctuation stands within 0.5); 0 keeps it
+    lone_sign_gap: float = 2.0
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     # a capitalised branch label read glued to the arrow running into it (smog-46 ``<—yYES``, confidence 46) is

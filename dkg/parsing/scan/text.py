@@ -14,7 +14,7 @@ from dkg.errors import ServiceError
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
 from dkg.parsing.scan.binarise import PageImage
-from dkg.parsing.scan.readings import corrected_line, load_terms
+from dkg.parsing.scan.readings import corrected_line, corrected_word, load_terms
 from dkg.parsing.scan.settings import ScanSettings
 from dkg.parsing.scan.shapes import FoundShape
 from dkg.services.tesseract import tesseract_path
@@ -56,15 +56,19 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
     swaps = settings.misread_max_swaps if settings is not None else 0
     bar_gap = (settings or ScanSettings()).bar_word_gap
     pictogram_ratio = (settings or ScanSettings()).pictogram_height_ratio
+    sign_gap = (settings or ScanSettings()).lone_sign_gap
     terms = load_terms() if swaps > 0 else frozenset()
     lines: dict[tuple[int, int, int], list[tuple[str, int, int, int, int]]] = defaultdict(list)
     for i, text in enumerate(data.get("text", [])):
         word = str(text).strip()
+        if inner_bar_is_i:
+            word = glued_bar_as_i(word)
         word = word if word == LONE_BAR and inner_bar_is_i else word.strip(EDGE_NOISE)
+        word = _QUOTE_BEFORE_STAR.sub("*", word)
         if (not any(c.isalnum() for c in word) and word not in KEPT_SIGNS and word not in BULLET_READS
                 and word != LONE_BAR):
             continue  # a border remnant or speck read as ``|``, ``_``, ``—``
-        if float(data["conf"][i]) < min_conf:
+        if float(data["conf"][i]) < min_conf and not (swaps > 0 and _lexicon_word(word, terms, swaps)):
             continue
         left, top, width, height = (int(data[k][i]) for k in ("left", "top", "width", "height"))
         key = (int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))
@@ -76,6 +80,7 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
         words = [("I", *w[1:]) if w[0] == LONE_BAR and _bar_is_i(words, k, bar_gap) else w
                  for k, w in enumerate(words)]
         words = [w for w in words if w[0] != LONE_BAR and not _pictogram(w, words, pictogram_ratio)]
+        words = _without_lone_end_sign(words, sign_gap)
         if not words:
             continue
         if len(words) > 1 and words[0][0] in BULLET_READS:
@@ -103,6 +108,13 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
     return tokens
 
 
+def _lexicon_word(word: str, terms: frozenset[str], swaps: int) -> bool:
+    """Whether ``word`` (look-alikes undone) is a whole entry of the clinical lexicon: tesseract's dictionary is
+    general English, so it reads such abbreviations with little confidence even when it reads them right (smog-48
+    ``|V`` of ``IV / IO``, confidence 2)."""
+    return len(word) > 1 and corrected_word(word, terms, swaps) in terms
+
+
 def _pictogram(word: tuple[str, int, int, int, int], line: list[tuple[str, int, int, int, int]], ratio: float
                ) -> bool:
     """Whether ``word`` is a pictogram read as a letter: one letter at least ``ratio`` times as tall as the
@@ -111,6 +123,32 @@ def _pictogram(word: tuple[str, int, int, int, int], line: list[tuple[str, int, 
     others = [w[4] for w in line if w is not word]
     return (ratio > 0 and len(word[0]) == 1 and word[0].isalpha() and len(others) >= 2
             and word[4] >= ratio * float(np.median(others)))
+
+
+_QUOTE_BEFORE_STAR = re.compile("[\"\u201c\u201d](?=\\*)")
+
+
+def glued_bar_as_i(word: str) -> str:
+    """``word`` with a bar read glued before a capital letter (``|V``, ``|O``: the blurred capital I of ``IV / IO``)
+    given back as ``I``; a bar before anything else stays (a border remnant, stripped later).
+
+    >>> glued_bar_as_i("|V"), glued_bar_as_i("|O)"), glued_bar_as_i("|"), glued_bar_as_i("|access")
+    ('IV', 'IO)', '|', '|access')
+    """
+    return "I" + word[1:] if len(word) > 1 and word[0] == LONE_BAR and word[1].isupper() else word
+
+
+def _without_lone_end_sign(words: list[tuple[str, int, int, int, int]], gap: float
+                           ) -> list[tuple[str, int, int, int, int]]:
+    """A line's words without a last word of signs only (no letter or digit) standing more than ``gap`` times the
+    line's height from the word before it: a pictogram or speck read as a sign (smog-48's star after ``Move to``,
+    read ``*``), not punctuation, which stands next to its word. A line of that sign alone keeps it."""
+    if gap <= 0 or len(words) < 2 or any(c.isalnum() for c in words[-1][0]):
+        return words
+    _, left, _, _, _ = words[-1]
+    _, p_left, _, p_width, _ = words[-2]
+    height = max(w[4] for w in words[:-1])
+    return words[:-1] if left - (p_left + p_width) > gap * height else words
 
 
 def _bar_is_i(words: list[tuple[str, int, int, int, int]], k: int, gap_share: float) -> bool:
@@ -162,12 +200,74 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         x1, y1 = min(w, x1 - inset), min(h, y1 - inset)
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
-        crop = np.ascontiguousarray(gray[y0:y1, x0:x1])
+        crop, kept = inside_border_lines(np.ascontiguousarray(gray[y0:y1, x0:x1]), page.ink[y0:y1, x0:x1], settings)
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
         data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
+        data = without_cut_words(data, kept, (x1 - x0, y1 - y0), pad)
         tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf, settings,
                                   inner_bar_is_i=True)
     return tokens
+
+
+def inside_border_lines(crop: np.ndarray, ink: np.ndarray, settings: ScanSettings
+                        ) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """A copy of a box's crop blanked (white) from any border line near its sides outwards, and the rectangle
+    ``(x0, y0, x1, y1)`` left: a column or row of the crop that is ink along at least ``border_line_share`` of its
+    length and lies within ``border_line_zone`` of the crop's width or height from a side is a border (the box's
+    own outline left in the crop, or a neighbouring box's) and what lies beyond it is outside the box (smog-48: a
+    box found a little too wide holds its right border and the branch word ``OR`` standing on it). Letters never
+    make a line that long.
+
+    >>> ink = np.zeros((20, 40), np.uint8); ink[:, 36] = 255; ink[5:9, 38] = 255; ink[8:12, 10:20] = 255
+    >>> gray = np.where(ink > 0, 0, 200).astype(np.uint8)
+    >>> out, kept = inside_border_lines(gray, ink, ScanSettings())
+    >>> int(out[:, 36:].min()), int(out[8:12, 10:20].max()), kept
+    (255, 0, (0, 0, 36, 20))
+    """
+    share, zone = settings.border_line_share, settings.border_line_zone
+    out = crop.copy()
+    if share <= 0 or crop.size == 0:
+        return out, (0, 0, crop.shape[1], crop.shape[0])
+    mask = ink > 0
+    h, w = mask.shape
+    cols, rows = mask.mean(axis=0), mask.mean(axis=1)
+    near_w, near_h = int(zone * w), int(zone * h)
+    left = [x for x in range(near_w) if cols[x] >= share]
+    right = [x for x in range(w - near_w, w) if cols[x] >= share]
+    top = [y for y in range(near_h) if rows[y] >= share]
+    bottom = [y for y in range(h - near_h, h) if rows[y] >= share]
+    kept = (max(left) + 1 if left else 0, max(top) + 1 if top else 0, min(right) if right else w,
+            min(bottom) if bottom else h)
+    out[:, : kept[0]] = 255
+    out[:, kept[2]:] = 255
+    out[: kept[1], :] = 255
+    out[kept[3]:, :] = 255
+    return out, kept
+
+
+def without_cut_words(data: dict[str, list[Any]], kept: tuple[int, int, int, int], full: tuple[int, int],
+                      offset: int) -> dict[str, list[Any]]:
+    """The word table of a crop without the words that reach a border line blanked by :func:`inside_border_lines`
+    (``kept`` of a ``full`` = (width, height) crop, whose words stand ``offset`` pixels in): a word cut by a
+    border is the part of something standing on or beyond it (smog-48: the ``O`` of an ``OR`` on the border,
+    read ``q``); text inside a box keeps clear of its outline.
+
+    >>> table = {"text": ["May", "q"], "left": [10, 30], "top": [5, 5], "width": [15, 7], "height": [8, 8]}
+    >>> without_cut_words(table, (0, 0, 36, 20), (40, 20), 0)["text"]
+    ['May']
+    """
+    x0, y0, x1, y1 = kept
+    width, height = full
+    drop = set()
+    for i in range(len(data.get("text", []))):
+        left, top = int(data["left"][i]) - offset, int(data["top"][i]) - offset
+        right, bottom = left + int(data["width"][i]), top + int(data["height"][i])
+        if ((x0 > 0 and left <= x0 + 1) or (x1 < width and right >= x1 - 1) or (y0 > 0 and top <= y0 + 1)
+                or (y1 < height and bottom >= y1 - 1)):
+            drop.add(i)
+    if not drop:
+        return data
+    return {k: [v for i, v in enumerate(values) if i not in drop] for k, values in data.items()}
 
 
 def drop_tall_noise(data: dict[str, list[Any]], settings: ScanSettings) -> dict[str, list[Any]]:
