@@ -114,6 +114,14 @@ class ScanSettings:
     # a last word of a box line made of signs only, more than this many line heights from the word before it, is
     # a pictogram or speck (smog-48's star read ``*``, 3.4 heights away; punctuation stands within 0.5); 0 keeps it
     lone_sign_gap: float = 2.0
+    # a bullet tesseract did not read (in a box where another line opens with a bullet it read): a solid dot of ink
+    # (``bullet_fill`` of its bounding box, as wide as tall within ``bullet_aspect``) this share (min, max) of the
+    # line's height across, ending at most ``bullet_gap`` line heights before the line's first word (smog-43's
+    # bullets: 0.5 of the line, 0.45 before it); a largest size of 0 turns it off
+    bullet_size: tuple[float, float] = (0.2, 0.6)
+    bullet_aspect: tuple[float, float] = (0.6, 1.6)
+    bullet_gap: float = 1.0
+    bullet_fill: float = 0.6
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     # a capitalised branch label read glued to the arrow running into it (smog-46 ``<—yYES``, confidence 46) is

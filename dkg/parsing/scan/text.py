@@ -204,6 +204,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
         data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
         data = without_cut_words(data, kept, (x1 - x0, y1 - y0), pad)
+        data = unread_bullets(data, page.ink[y0:y1, x0:x1], pad, settings)
         tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf, settings,
                                   inner_bar_is_i=True)
     return tokens
@@ -268,6 +269,56 @@ def without_cut_words(data: dict[str, list[Any]], kept: tuple[int, int, int, int
     if not drop:
         return data
     return {k: [v for i, v in enumerate(values) if i not in drop] for k, values in data.items()}
+
+
+def unread_bullets(data: dict[str, list[Any]], ink: np.ndarray, offset: int, settings: ScanSettings
+                   ) -> dict[str, list[Any]]:
+    """The word table of a box with the bullets tesseract did not read added as ``•`` words, in a box that is a
+    list (another of its lines opens with a bullet read as ``e``, ``©``, ...): a line whose first word has a small
+    solid dot of ink just before it, on its height (``ScanSettings.bullet_size``, ``bullet_gap``, ``bullet_fill``;
+    ``ink`` is the box's crop of the page's ink, whose pixels stand ``offset`` pixels before the table's).
+    smog-43: ``• Do not delay reperfusion`` read ``Do not delay reperfusion``, the next line's bullet read ``¢``.
+
+    >>> ink = np.zeros((40, 100), np.uint8); ink[8:12, 2:6] = 255; ink[28:32, 2:6] = 255
+    >>> table = {"text": ["Do", "not", "\u00a2", "Move"], "conf": [96, 96, 41, 96], "left": [10, 30, 2, 10],
+    ...          "top": [4, 4, 28, 24], "width": [15, 20, 4, 30], "height": [10, 10, 4, 10], "block_num": [1] * 4,
+    ...          "par_num": [1] * 4, "line_num": [1, 1, 2, 2]}
+    >>> out = unread_bullets(table, ink, 0, ScanSettings())
+    >>> out["text"][4:], out["left"][4:], out["line_num"][4:]
+    (['\u2022'], [2], [1])
+    """
+    low, high = settings.bullet_size
+    if high <= 0:
+        return data
+    lines: dict[tuple[int, int, int], list[int]] = defaultdict(list)
+    for i, text in enumerate(data.get("text", [])):
+        if str(text).strip() and float(data["conf"][i]) >= settings.min_box_conf:
+            lines[(int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))].append(i)
+    firsts = {key: min(idx, key=lambda i: int(data["left"][i])) for key, idx in lines.items()}
+    opens = {key: str(data["text"][i]).strip() in BULLET_READS and len(lines[key]) > 1 for key, i in firsts.items()}
+    if not any(opens.values()):
+        return data
+    count, _, stats, _ = cv2.connectedComponentsWithStats((ink > 0).astype(np.uint8), connectivity=8)
+    dots = [tuple(int(v) for v in stats[k][:5]) for k in range(1, count)]
+    out = {k: list(v) for k, v in data.items()}
+    for key, first in firsts.items():
+        if opens[key]:
+            continue
+        top = min(int(data["top"][i]) for i in lines[key]) - offset
+        bottom = max(int(data["top"][i]) + int(data["height"][i]) for i in lines[key]) - offset
+        size = bottom - top
+        left = int(data["left"][first]) - offset
+        narrow, wide = settings.bullet_aspect
+        for x, y, w, h, area in dots:
+            if (low * size <= max(w, h) <= high * size and narrow * h <= w <= wide * h
+                    and area >= settings.bullet_fill * w * h
+                    and left - settings.bullet_gap * size <= x + w <= left and top <= y + h / 2 <= bottom):
+                for k in out:
+                    out[k].append({"text": "\u2022", "conf": 96.0, "left": x + offset, "top": y + offset, "width": w,
+                                   "height": h, "block_num": key[0], "par_num": key[1],
+                                   "line_num": key[2]}.get(k, 0))
+                break
+    return out
 
 
 def drop_tall_noise(data: dict[str, list[Any]], settings: ScanSettings) -> dict[str, list[Any]]:

@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
-from dkg.parsing.scan.text import inside_border_lines, without_cut_words, words_to_tokens
+from dkg.parsing.scan.text import inside_border_lines, unread_bullets, without_cut_words, words_to_tokens
+from dkg.parsing.textlayout import build_lines
 
 
 def _table(words: list[tuple[str, float, int, int]], height: int = 30) -> dict[str, list[object]]:
@@ -86,3 +87,34 @@ def test_a_word_cut_by_a_border_line_is_dropped() -> None:
     assert out["text"] == ["bolus"]
     assert without_cut_words(table, (0, 0, 366, 190), (366, 190), 12)["text"] == ["bolus", "q"]
 
+
+def _bullet_list(first_line_read: str) -> tuple[dict[str, list[object]], np.ndarray]:
+    """A box of two bulleted lines 30 px tall; the second line's bullet read as ``first_line_read`` (or not at
+    all, ""), the first line's bullet not read."""
+    ink = np.zeros((80, 300), np.uint8)
+    ink[10:24, 4:18] = 255  # line 1's bullet, not read
+    ink[50:64, 4:18] = 255  # line 2's bullet
+    words = [("Do", 1, 30, 39), ("not", 1, 80, 46), ("Move", 2, 30, 80)]
+    if first_line_read:
+        words.append((first_line_read, 2, 4, 14))
+    table: dict[str, list[object]] = {
+        "text": [w[0] for w in words], "conf": [96.0] * len(words), "left": [w[2] for w in words],
+        "top": [2 if w[1] == 1 else 42 for w in words], "width": [w[3] for w in words], "height": [30] * len(words),
+        "block_num": [1] * len(words), "par_num": [1] * len(words), "line_num": [w[1] for w in words],
+    }
+    return table, ink
+
+
+def test_a_bullet_tesseract_did_not_read_is_added_in_a_list() -> None:
+    # smog-43: ``• Do not delay reperfusion`` read without its bullet, the next line's bullet read ``¢``
+    table, ink = _bullet_list("\u00a2")
+    tokens = words_to_tokens(unread_bullets(table, ink, 0, DEFAULT_SETTINGS), (0, 0), 1.0, 10.0, DEFAULT_SETTINGS,
+                             inner_bar_is_i=True)
+    lines = build_lines(tokens)
+    assert [line.plain for line in lines] == ["\u2022 Do not", "\u2022 Move"]
+    # no line read with a bullet: not a list, nothing added (a dot may be a speck)
+    table, ink = _bullet_list("")
+    assert unread_bullets(table, ink, 0, DEFAULT_SETTINGS)["text"] == ["Do", "not", "Move"]
+    off = dataclasses.replace(DEFAULT_SETTINGS, bullet_size=(0.2, 0.0))
+    table, ink = _bullet_list("\u00a2")
+    assert unread_bullets(table, ink, 0, off)["text"] == table["text"]
