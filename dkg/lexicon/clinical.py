@@ -283,6 +283,8 @@ class ClinicalLexiconData(BaseModel):
                                                    description="key → values that win over its other values")
     course_events: CourseEvents = Field(default_factory=CourseEvents)
     done_cues: list[str] = Field(default_factory=list, description="words saying a step was done ('done')")
+    done_step_cues: list[str] = Field(default_factory=list, description="words saying a step was done that also "
+                                      "name it ('primary resected': the resection)")
     done_stop_words: list[str] = Field(default_factory=list, description="words too common to tell steps apart")
     not_done_wordings: list[str] = Field(default_factory=list, description="wordings with a done cue that report a "
                                          "result, not a step done ('complete response')")

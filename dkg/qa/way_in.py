@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from nltk.stem.porter import PorterStemmer
+
 from dkg.errors import ConstraintError
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon import expand_query
@@ -30,6 +32,7 @@ from dkg.vocabulary import VOCABULARY, KeyKind
 
 FactValue = float | str
 _WORDS = re.compile(r"[a-z][a-z0-9/-]{2,}")
+_PORTER = PorterStemmer()
 
 
 def holds(constraint: Constraint, value: FactValue) -> bool:
@@ -158,6 +161,16 @@ def _shorthand_words(text: str) -> set[str]:
             for w in _WORDS.findall(e.expansion.lower())}
 
 
+@lru_cache(maxsize=4096)
+def _stem(word: str) -> str:
+    return _PORTER.stem(word)
+
+
+def _stems(words: Iterable[str]) -> set[str]:
+    """The Porter stems of ``words`` (nltk; 'resected' and 'resection' are both 'resect')."""
+    return {_stem(w) for w in words}
+
+
 def _words_and_parts(text: str) -> set[str]:
     """The words of ``text`` and the parts of its hyphenated words ('post-induction': post, induction)."""
     words = set(_WORDS.findall(text.lower()))
@@ -277,23 +290,27 @@ class WayIn:
     @staticmethod
     def says_done(question: str) -> bool:
         """Whether a clause of ``question`` that does not ask (no question mark) has a done cue ('during MAP')."""
-        cues = {c.lower() for c in clinical_lexicon().data.done_cues}
+        data = clinical_lexicon().data
+        cues = {c.lower() for c in data.done_cues + data.done_step_cues}
         return any(clause & cues for clause in _reported_clauses(question))
 
     def done_steps(self, question: str) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
         done') shares at least two distinctive words with the action's own text (footnotes left out), or one
-        word of six letters or more that no other action's text has ('curettage with phenol, finished'). A clause
-        ending in a question mark asks about a step, it does not report one."""
+        word of six letters or more that no other action's text has ('curettage with phenol, finished'). Words are
+        compared by their Porter stems, so 'primary resected' names 'resection of the primary'. A clause ending in
+        a question mark asks about a step, it does not report one."""
         data = clinical_lexicon().data
-        cues = {c.lower() for c in data.done_cues}
+        naming = {c.lower() for c in data.done_step_cues}
+        cues = {c.lower() for c in data.done_cues} | naming
         stop = {w.lower() for w in data.done_stop_words}
         # shorthand is read in its expanded form beside it ('echo (echocardiogram) normal')
         clauses = _reported_clauses(question, shorthand=True)
-        done_words = set().union(*(c for c in clauses if c & cues)) - cues - stop if clauses else set()
+        done_words = _stems(set().union(*(c - (cues - naming) for c in clauses if c & cues)) - stop
+                            if clauses else set())
         if not done_words:
             return set()
-        words_of = {e.target: set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", e.content.lower()))) - stop
+        words_of = {e.target: _stems(set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", e.content.lower()))) - stop)
                     for edges in self.edges.values() for e in edges if e.action}
         # a long word of one action only names that action on its own ('curettage with phenol, finished')
         actions_with: dict[str, int] = defaultdict(int)

@@ -517,3 +517,19 @@ def test_a_tnm_stage_ends_the_scope_of_a_denial_before_it() -> None:
 
 def test_a_negated_list_goes_on_with_or() -> None:
     assert "resectable" not in facts("no mets or resectable disease")
+
+
+@pytest.mark.parametrize("question", [
+    "Ewing sarcoma, restaging after 12 weeks shows no progression. Local control?",
+    "osteosarcoma, no evidence of progression on the interval CT",
+    "metastatic ccRCC on cabozantinib without progression at 6 months",
+])
+def test_no_progression_is_not_progressed_and_no_particular_response(question: str) -> None:
+    # 'no progression' is a response or stable disease: it passes 'response != progression' arrows and names
+    # none of cr / pr / stable
+    assert facts(question)["response"] == "non_progression"
+
+
+@pytest.mark.parametrize("question", ["ES of the pelvis after induction, stable locally", "the primary remains stable"])
+def test_a_primary_said_stable_is_stable_disease(question: str) -> None:
+    assert facts(question)["response"] == "stable"

@@ -238,3 +238,19 @@ def test_a_complete_response_is_a_result_not_a_step_done() -> None:
     way_in = WayIn(rows)
     assert not way_in.done_steps("Restaging residual lung nodules less than a complete response What next?")
     assert way_in.done_steps("Restaging of residual lung nodules completed What next?") == {"restage"}
+
+
+def test_a_done_step_is_named_by_another_form_of_its_words() -> None:
+    # 'primary resected' reports 'resection of the primary' (Porter stems; 'resected' is a cue that names a step)
+    rows = [
+        {"a": "entry", "b": "chemo", "arrow": [], "box": [], "action": True,
+         "content": "MAP chemotherapy with resection of the primary tumor"},
+        {"a": "chemo", "b": "restage", "arrow": [], "box": [], "action": True,
+         "content": "Restaging after 10 weeks of chemotherapy"},
+        {"a": "other", "b": "wide", "arrow": [], "box": [], "action": True, "content": "Wide resection"},
+    ]
+    way_in = WayIn(rows)
+    assert way_in.done_steps("Lung metastases: primary resected, MAP completed. What now?") == {"chemo"}
+    assert way_in.says_done("primary resected last month")
+    # the cue alone is one word of the step: not enough
+    assert way_in.done_steps("primary resected") == set()
