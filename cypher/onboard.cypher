@@ -49,6 +49,17 @@ CREATE (a:ReviewAction {id: $action.id, version_uid: $uid, at: datetime($action.
                         before: $action.before, after: $action.after})
 RETURN i.rev AS rev;
 
+// name: review_page_title
+// The flowchart titles of a draft's pages (JSON page → title), changed only when they are still the ones the
+// reviewer read ($expected), with the audit record; no row when they changed meanwhile.
+MATCH (d:DraftVersion {draft_uid: $uid})
+WHERE coalesce(d.page_titles, '{}') = $expected
+SET d.page_titles = $titles
+CREATE (a:ReviewAction {id: $action.id, version_uid: $uid, at: datetime($action.at), who: $action.who,
+                        action: $action.action, item: $page, kind: 'page title', reason: $action.reason,
+                        before: $action.before, after: $action.after})
+RETURN d.draft_uid AS uid;
+
 // name: add_item
 // A reviewer's new item (an arrow the parser missed, a key the extractor did not propose), with its audit record;
 // refused (no row) when the id is taken.

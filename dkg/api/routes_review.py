@@ -1,5 +1,6 @@
 """Onboarding review endpoints (curator bearer token): drafts, their review items, accept / edit / reject,
-publish and unpublish, and the parser's review pictures. The work is done by :mod:`dkg.graph.drafts`.
+the flowchart titles of their pages, publish and unpublish, and the parser's review pictures. The work is done
+by :mod:`dkg.graph.drafts`.
 
 A draft is unvetted content kept out of clinicians' view, so even reading one needs a curator token. Every
 review is based on the item revision the curator read (``expected_rev``); a stale one gets 409."""
@@ -26,6 +27,8 @@ GuidelineName = Annotated[str, Path(max_length=40, pattern=GUIDELINE_NAME_PATTER
 VersionName = Annotated[str, Path(max_length=20, pattern=VERSION_NAME_PATTERN, description="version, e.g. 1.2026")]
 ItemId = Annotated[str, Path(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9:_\-]+$",
                              description="review item: n3 (box), e5 (arrow), k:blood_glucose (proposed key)")]
+PageId = Annotated[str, Path(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.\-]+$",
+                             description="page as the draft's boxes name it (its printed code, else its number)")]
 PictureName = Annotated[str, Path(min_length=5, max_length=120, pattern=r"^[A-Za-z0-9_.\-]+\.png$")]
 ConstraintText = Annotated[str, Field(min_length=1, max_length=200)]
 EntryValue = str | float | list[float] | list[str]
@@ -65,6 +68,20 @@ class DraftView(BaseModel):
     items: list[ReviewItem]
     pending: int = Field(description="items not yet reviewed; publishing is refused while any is pending")
     pictures: list[str] = Field(description="URLs of the parser's review pictures (PNG), one per page")
+    pages: list[str] = Field(default_factory=list, description="the pages the draft's boxes are on")
+    page_titles: dict[str, str] = Field(default_factory=dict,
+                                        description="page → the flowchart title read on it (corrected in review)")
+
+
+class PageTitleBody(BaseModel):
+    title: str = Field(max_length=300, description="the flowchart title printed on the page; '' removes it")
+    reason: str = Field(default="", max_length=1000, description="Why; goes into the audit trail")
+
+
+class PageTitles(BaseModel):
+    guideline: str
+    version: str
+    page_titles: dict[str, str]
 
 
 class ReviewBody(BaseModel):
@@ -150,8 +167,24 @@ def list_drafts(request: Request) -> list[DraftSummary]:
             summary="A draft's review items (boxes, arrows, proposed keys) with their state and revision")
 def show_draft(guideline: GuidelineName, version: VersionName, request: Request) -> DraftView:
     items = _items(request, guideline, version)
+    titles, pages = drafts.draft_page_titles(state_of(request).graph, guideline, version)
     return DraftView(guideline=guideline, version=version, items=[ReviewItem.of(i) for i in items],
-                     pending=len(drafts.pending(items)), pictures=_pictures(request, guideline, version))
+                     pending=len(drafts.pending(items)), pictures=_pictures(request, guideline, version),
+                     pages=pages, page_titles=titles)
+
+
+@router.post("/drafts/{guideline}/{version}/pages/{page}/title", response_model=PageTitles,
+             summary="Set or remove the flowchart title of one page of a draft (audited)")
+def set_page_title(guideline: GuidelineName, version: VersionName, page: PageId, body: PageTitleBody,
+                   request: Request, principal: Principal = Depends(curator)) -> PageTitles:
+    try:
+        titles = drafts.set_page_title(state_of(request).graph, guideline, version, page, body.title,
+                                       who=_who(principal), reason=body.reason)
+    except drafts.UnknownDraftError as exc:
+        raise NotFoundError(str(exc)) from exc
+    except drafts.StaleReviewError as exc:
+        raise ConflictError(str(exc)) from exc
+    return PageTitles(guideline=guideline, version=version, page_titles=titles)
 
 
 @router.get("/drafts/{guideline}/{version}/history", response_model=list[HistoryRow],

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from dkg.types import EffectivePeriod
 
 review_app = typer.Typer(help="Review a draft guideline version: list, accept, edit or reject its items "
-                              "(boxes n…, arrows e…, proposed keys k:…). Every action is audited.",
+                              "(boxes n…, arrows e…, proposed keys k:…) and page titles. Every action is "
+                              "audited.",
                          no_args_is_help=True)
 app.add_typer(review_app, name="review")
 
@@ -201,6 +202,34 @@ def edit_command(
         review(graph, guideline, version, item, "edit", content=text, constraints=parts, entry=entry, who=who,
                reason=reason)
     echo(f"edited {item}")
+
+
+@review_app.command("title")
+@friendly_errors
+def title_command(
+    guideline: str = GUIDELINE, version: str = VERSION,
+    page: str | None = typer.Argument(None, help="Page (as the items name it); none: list every page's title."),
+    text: str | None = typer.Argument(None, help="The flowchart title printed on the page; '' removes it."),
+    who: str | None = WHO, reason: str = REASON,
+) -> None:
+    """List the flowchart titles read on a draft's pages, or correct one; audited. Titles name a page's algorithm
+    in answers and tell adult from paediatric pages apart."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import OnboardingError, draft_page_titles, set_page_title
+
+    with open_graph() as graph:
+        if page is None:
+            titles, pages = draft_page_titles(graph, guideline, version)
+            table = Table("page", "title")
+            for p in pages:
+                table.add_row(cell(p), cell(titles.get(p, "(none read)")))
+            console.print(table)
+            return
+        if text is None:
+            raise OnboardingError(f"give the title of page {page} (or '' to remove it): "
+                                  f"dkg review title {guideline} {version} {page} \"TITLE\"")
+        titles = set_page_title(graph, guideline, version, page, text, who=who, reason=reason)
+    echo(f"page {page}: {titles.get(page, '(no title)')}")
 
 
 @review_app.command("history")

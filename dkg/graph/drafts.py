@@ -263,6 +263,48 @@ def review(graph: Graph, guideline: str, version: str, item: str, action: Action
                         "constraints": new_constraints, "entry": new_entry, "rev": int(rows[0]["rev"])})
 
 
+def draft_page_titles(graph: Graph, guideline: str, version: str) -> tuple[dict[str, str], list[str]]:
+    """(page → the flowchart title read on it, every page of the draft's boxes) of a draft."""
+    rows = graph.read(named_queries("onboard")["draft_info"], {"uid": _uid(guideline, version)})
+    if not rows:
+        raise UnknownDraftError(f"no draft of {guideline} {version}; `dkg review drafts` lists the drafts")
+    titles: dict[str, str] = json.loads(rows[0]["page_titles"] or "{}")
+    # a box printed on two pages (after unpublishing) names both: "3,4"
+    pages = sorted({p for it in draft_items(graph, guideline, version) if it.kind == "node"
+                    for p in it.page.split(",") if p}, key=_page_order)
+    return titles, pages
+
+
+def _page_order(page: str) -> tuple[int, str]:
+    return (int(page), page) if page.isdigit() else (1 << 30, page)
+
+
+def set_page_title(graph: Graph, guideline: str, version: str, page: str, title: str, *, who: str | None = None,
+                   reason: str = "") -> dict[str, str]:
+    """Set (or, with an empty ``title``, remove) the flowchart title of one page of a draft; audited. The title
+    names the page's algorithm in answers and evidence and tells adult from paediatric pages apart, so a title the
+    parser misread or missed is corrected here before publishing. Returns the draft's titles afterwards."""
+    titles, pages = draft_page_titles(graph, guideline, version)
+    page = page.strip()
+    if page not in pages:
+        raise OnboardingError(f"{guideline} {version} has no page {page!r}; its boxes are on pages "
+                              f"{', '.join(pages) or 'none'}")
+    new = " ".join(title.split())
+    after = {**titles, page: new} if new else {p: t for p, t in titles.items() if p != page}
+    if after == titles:
+        return titles
+    expected = json.dumps(titles, sort_keys=True) if titles else "{}"
+    record = _action("title", who, reason, before={"page": page, "title": titles.get(page, "")},
+                     after={"page": page, "title": new})
+    rows = graph.write(named_queries("onboard")["review_page_title"], {
+        "uid": _uid(guideline, version), "page": page, "action": record,
+        "expected": expected, "titles": json.dumps(after, sort_keys=True) if after else None})
+    if not rows:
+        raise StaleReviewError(f"the page titles of {guideline} {version} changed while you reviewed them; list "
+                               "them again and retry; nothing was changed")
+    return after
+
+
 def add_item(graph: Graph, guideline: str, version: str, kind: Literal["edge", "key"], *, head: str = "",
              tail: str = "", label: str = "", constraints: Sequence[str] = (), name: str = "",
              entry: dict[str, Any] | None = None, who: str | None = None, reason: str = "") -> DraftItem:

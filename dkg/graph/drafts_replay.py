@@ -30,8 +30,10 @@ from dkg.graph.drafts import (
     OnboardingError,
     add_item,
     draft_items,
+    draft_page_titles,
     publish,
     review,
+    set_page_title,
     version_state,
 )
 from dkg.graph.model import normalise_content
@@ -156,6 +158,8 @@ class ReviewFile(BaseModel):
     rest: Literal["accept", "keep"] = "accept"
     add: Additions = Field(default_factory=Additions)
     decisions: list[Decision] = Field(default_factory=list)
+    page_titles: dict[str, str] = Field(default_factory=dict, description="page → the flowchart title the "
+                                        "reviewer set ('' removes a title the parser read)")
 
 
 def load_review(path: Path) -> ReviewFile:
@@ -249,6 +253,10 @@ def replay(graph: Graph, recorded: ReviewFile, *, echo: Callable[[str], None] = 
     g, v, who = recorded.guideline, recorded.version, recorded.who
     items = draft_items(graph, g, v)
     decided, ends = resolve(recorded, items)
+    _, pages = draft_page_titles(graph, g, v)
+    if unknown := sorted(set(map(str, recorded.page_titles)) - set(pages)):
+        raise OnboardingError(f"the review file sets the title of page(s) {', '.join(unknown)}, which the draft of "
+                              f"{g} {v} does not have (its pages: {', '.join(pages)}); nothing was changed")
     known = {it.item for it in items}
     actions = 0
     for name, entry in recorded.add.keys.items():
@@ -262,6 +270,9 @@ def replay(graph: Graph, recorded: ReviewFile, *, echo: Callable[[str], None] = 
     for decision, item in zip(recorded.decisions, decided, strict=True):
         review(graph, g, v, item, decision.action, content=decision.text, constraints=decision.constraints,
                entry=decision.entry, who=who, reason=decision.reason)
+        actions += 1
+    for page, title in recorded.page_titles.items():
+        set_page_title(graph, g, v, str(page), title, who=who, reason="page title set in the review file")
         actions += 1
     if recorded.rest == "accept":
         for it in draft_items(graph, g, v):

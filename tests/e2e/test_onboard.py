@@ -18,9 +18,11 @@ from dkg.graph.drafts import (
     DraftItem,
     OnboardingError,
     draft_items,
+    draft_page_titles,
     publish,
     review,
     review_history,
+    set_page_title,
     unpublish,
     version_state,
 )
@@ -188,3 +190,23 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
     assert all(i.status == "accepted" for i in draft_items(drafted, NAME, VERSION))
     info = drafted.read(named_queries("onboard")["draft_info"], {"uid": f"{NAME}|{VERSION}"})[0]
     assert json.loads(info["page_titles"]) == {PAGE: "TACHYCARDIA w/ PULSE"}  # back in the draft
+
+
+def test_a_page_title_is_corrected_in_review_and_audited(drafted: Graph) -> None:
+    titles, pages = draft_page_titles(drafted, NAME, VERSION)
+    assert pages == [PAGE]
+    with pytest.raises(OnboardingError, match=r"has no page '9'; its boxes are on pages 4"):
+        set_page_title(drafted, NAME, VERSION, "9", "ADULT TACHYCARDIA")
+    after = set_page_title(drafted, NAME, VERSION, PAGE, "  ADULT TACHYCARDIA   with a pulse ", who="curator-e2e",
+                           reason="the printed title, with the population")
+    assert after == {PAGE: "ADULT TACHYCARDIA with a pulse"}
+    info = drafted.read(named_queries("onboard")["draft_info"], {"uid": f"{NAME}|{VERSION}"})[0]
+    assert json.loads(info["page_titles"]) == after
+    last = review_history(drafted, NAME, VERSION)[-1]
+    assert (last["action"], last["item"], last["kind"], last["who"]) == ("title", PAGE, "page title", "curator-e2e")
+    assert json.loads(last["before"])["title"] == titles[PAGE] and json.loads(last["after"])["title"] == after[PAGE]
+    # an empty title removes it; setting the same title again records nothing
+    assert set_page_title(drafted, NAME, VERSION, PAGE, "", who="curator-e2e") == {}
+    count = len(review_history(drafted, NAME, VERSION))
+    assert set_page_title(drafted, NAME, VERSION, PAGE, "") == {}
+    assert len(review_history(drafted, NAME, VERSION)) == count

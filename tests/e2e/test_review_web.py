@@ -248,6 +248,23 @@ def _served(app: FastAPI) -> Iterator[str]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="Debian's chromium is not installed")
+def test_a_page_title_is_set_and_audited(client: TestClient) -> None:
+    view = client.get(DRAFT, headers=CURATOR).json()
+    assert view["pages"] == ["1"] and view["page_titles"] == {}
+    set_title = client.post(f"{DRAFT}/pages/1/title", headers=CURATOR,
+                            json={"title": " Adult  review-web algorithm ", "reason": "e2e title"})
+    assert set_title.status_code == 200, set_title.text
+    assert set_title.json()["page_titles"] == {"1": "Adult review-web algorithm"}
+    assert client.get(DRAFT, headers=CURATOR).json()["page_titles"] == {"1": "Adult review-web algorithm"}
+    last = client.get(f"{DRAFT}/history", headers=CURATOR).json()[-1]
+    assert (last["action"], last["item"], last["kind"], last["who"]) == ("title", "1", "page title", "api:rita")
+    missing = client.post(f"{DRAFT}/pages/7/title", headers=CURATOR, json={"title": "x"})
+    assert missing.status_code == 422 and "no page '7'" in missing.json()["error"]["message"]
+    assert client.post(f"{DRAFT}/pages/1/title", json={"title": "x"}).status_code == 401
+    cleared = client.post(f"{DRAFT}/pages/1/title", headers=CURATOR, json={"title": "", "reason": "e2e clear"})
+    assert cleared.json()["page_titles"] == {}
+
+
 def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_settings: Settings,
                                                      tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -284,6 +301,10 @@ def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_setting
         page.click("text=Save edit")
         page.wait_for_selector("tr[data-item=e2] .state-edited")
         page.wait_for_selector("#publish:not([disabled])")
+        page.get_by_label("Title of page 1", exact=True).fill("ADULT REVIEW-BROWSER ALGORITHM")
+        page.get_by_role("button", name="Save the title of page 1", exact=True).click()
+        page.wait_for_selector("#title-status.ok:has-text('title saved')")
+        page.wait_for_selector("#publish:not([disabled])")
         page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
         page.click("#publish")
         page.wait_for_selector(f"#publish-status.ok:has-text('Published {BROWSER_NAME}')")
@@ -292,5 +313,7 @@ def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_setting
                                {"g": BROWSER_NAME})
         assert [r["content"] for r in published] == ["Assess the review-browser patient",
                                                      "Give the review-browser drug"]
+        titles = graph.read("MATCH (n:Node {guideline: $g}) RETURN DISTINCT n.page_titles AS t", {"g": BROWSER_NAME})
+        assert [r["t"] for r in titles] == [["ADULT REVIEW-BROWSER ALGORITHM"]]  # the title set on the page
     assert not errors, f"JavaScript errors: {errors}"
 

@@ -84,11 +84,32 @@
     $("nodes").tBodies[0].replaceChildren(...rows.node);
     $("edges").tBodies[0].replaceChildren(...rows.edge);
     $("keys").tBodies[0].replaceChildren(...rows.key);
+    renderTitles(d);
     $("draft-summary").textContent = d ? `${d.items.length} items, ${d.pending} pending` : "";
     $("publish").disabled = !d || !me.curator || d.pending > 0;
     $("publish-help").textContent = !d ? "Select a draft." : d.pending > 0
       ? `${d.pending} item(s) still pending: accept, edit or reject each before publishing.` : "Every item is reviewed.";
     if (!d) { $("pictures-card").hidden = true; $("history").tBodies[0].replaceChildren(); }
+  }
+
+  function renderTitles(d) {
+    const pages = d ? (d.pages || []) : [];
+    $("titles-card").hidden = !pages.length;
+    $("titles").tBodies[0].replaceChildren(...pages.map((page) => {
+      const input = el("input", { type: "text", class: "grow", value: (d.page_titles || {})[page] || "", maxlength: 300,
+                                  placeholder: "(no title read)", "aria-label": "Title of page " + page });
+      const save = el("button", { type: "button", class: "secondary", "aria-label": "Save the title of page " + page,
+                                  disabled: !me.curator, text: "Save", onclick: () => saveTitle(page, input.value) });
+      return el("tr", { "data-page": page }, el("td", { text: page }), el("td", {}, input), el("td", { class: "actions" }, save));
+    }));
+  }
+
+  async function saveTitle(page, title) {
+    try {
+      await api(`${path()}/pages/${encodeURIComponent(page)}/title`, { body: { title, reason: $("reason").value.trim() } });
+      status($("title-status"), `page ${page}: ${title.trim() ? "title saved" : "title removed"}.`, "ok");
+    } catch (e) { status($("title-status"), `page ${page}: ${e.message}`, "error"); }
+    await loadDrafts();
   }
 
   function actionButtons(it) {
