@@ -111,6 +111,12 @@ class ScanSettings:
     # 0.83-1.0); 0 turns it off
     border_line_share: float = 0.8
     border_line_zone: float = 0.15
+    # ink reaching into a box's crop across its top no deeper than this is the end of something above the box (a
+    # label's descenders) and is painted over with the fill: tesseract reads it as a bar and the words of a one-line
+    # box glued (smog-48 ``CPR2min`` under ``10J/kg``: 1 pt deep; a letter touching the top is 5 pt and more, so
+    # 1.5 pt keeps clear of it on dev); 0 keeps it. The bottom is not touched: a graded fill's dark last rows make
+    # such pieces there, and painting them over changed other dev boxes' last lines (smog-43, 2 edges lost)
+    edge_fragment_pt: float = 1.5
     # a last word of a box line made of signs only, more than this many line heights from the word before it, is
     # a pictogram or speck (smog-48's star read ``*``, 3.4 heights away; punctuation stands within 0.5); 0 keeps it
     lone_sign_gap: float = 2.0

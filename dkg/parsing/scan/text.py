@@ -201,6 +201,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
         crop, kept = inside_border_lines(np.ascontiguousarray(gray[y0:y1, x0:x1]), page.ink[y0:y1, x0:x1], settings)
+        crop = without_edge_fragments(crop, page.ink[y0:y1, x0:x1], kept, page.px(settings.edge_fragment_pt, 0))
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
         data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
         data = without_cut_words(data, kept, (x1 - x0, y1 - y0), pad)
@@ -244,6 +245,38 @@ def inside_border_lines(crop: np.ndarray, ink: np.ndarray, settings: ScanSetting
     out[: kept[1], :] = 255
     out[kept[3]:, :] = 255
     return out, kept
+
+
+def without_edge_fragments(crop: np.ndarray, ink: np.ndarray, kept: tuple[int, int, int, int], depth: int
+                           ) -> np.ndarray:
+    """A copy of a box's crop with the ink that crosses the top of its ``kept`` rectangle (what
+    :func:`inside_border_lines` left) and reaches no more than ``depth`` pixels into it painted over with the fill
+    around it (``cv2.inpaint``; white would stand out of a grey fill as a shape of its own): the cut-off end of
+    something standing above the box, such as the descenders of a label. Tesseract reads such a fragment as a
+    bar, counts it into the line's height and then reads the words of a one-line box glued (smog-48
+    ``CPR 2 min`` read ``CPR2min |`` below a label's descenders, ``CPR 2 min`` without them). The bottom is left
+    alone: there a graded fill's dark last rows and a drop shadow make many such pieces of ink, and painting
+    them over shifts tesseract's threshold for the box's last line.
+
+    >>> ink = np.zeros((30, 60), np.uint8); ink[0:2, 10:20] = 255; ink[10:20, 10:20] = 255; ink[0:12, 40:44] = 255
+    >>> gray = np.where(ink > 0, 0, 200).astype(np.uint8)
+    >>> out = without_edge_fragments(gray, ink, (0, 0, 60, 30), 3)
+    >>> int(out[0:2, 10:20].min()) > 150, int(out[10:20, 10:20].max()), int(out[0:12, 40:44].max())
+    (True, 0, 0)
+    """
+    out = crop.copy()
+    x0, y0, x1, y1 = kept
+    if depth <= 0 or x1 - x0 < 2 or y1 - y0 < 2:
+        return out
+    inside = np.zeros(ink.shape, np.uint8)
+    inside[y0:y1, x0:x1] = (ink[y0:y1, x0:x1] > 0).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=8)
+    fragments = [k for k in range(1, count) if stats[k][1] <= y0 and stats[k][3] <= depth]
+    if not fragments:
+        return out
+    mask = np.isin(labels, fragments).astype(np.uint8) * 255
+    # with a pixel's margin: the blurred rim of the ink that the ink mask leaves out
+    return cv2.inpaint(out, cv2.dilate(mask, np.ones((3, 3), np.uint8)), 3, cv2.INPAINT_TELEA)
 
 
 def without_cut_words(data: dict[str, list[Any]], kept: tuple[int, int, int, int], full: tuple[int, int],

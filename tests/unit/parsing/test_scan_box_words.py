@@ -8,7 +8,13 @@ import dataclasses
 import numpy as np
 
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
-from dkg.parsing.scan.text import inside_border_lines, unread_bullets, without_cut_words, words_to_tokens
+from dkg.parsing.scan.text import (
+    inside_border_lines,
+    unread_bullets,
+    without_cut_words,
+    without_edge_fragments,
+    words_to_tokens,
+)
 from dkg.parsing.textlayout import build_lines
 
 
@@ -118,3 +124,35 @@ def test_a_bullet_tesseract_did_not_read_is_added_in_a_list() -> None:
     off = dataclasses.replace(DEFAULT_SETTINGS, bullet_size=(0.2, 0.0))
     table, ink = _bullet_list("\u00a2")
     assert unread_bullets(table, ink, 0, off)["text"] == table["text"]
+
+
+def _crop_with(ink: np.ndarray) -> np.ndarray:
+    """A grey-filled crop (fill 210) with black where ``ink`` is set."""
+    return np.where(ink > 0, 0, 210).astype(np.uint8)
+
+
+def test_ink_reaching_a_little_into_a_box_crop_across_its_top_is_blanked() -> None:
+    # smog-48 at 200 dpi: a label's descenders standing just above ``CPR 2 min`` reach 4 px into the crop;
+    # tesseract read them as a bar and the box as ``CPR2min``
+    ink = np.zeros((90, 460), np.uint8)
+    ink[0:4, 423:436] = 255  # the descenders (1 pt deep at 4.17 px/pt)
+    ink[30:70, 120:340] = 255  # the line of text
+    ink[0:40, 20:26] = 255  # a tall letter reaching the top: not a fragment
+    ink[86:90, 100:300] = 255  # a graded fill's dark bottom rows: left alone
+    out = without_edge_fragments(_crop_with(ink), ink, (0, 0, 460, 90), depth=6)
+    assert out[0:4, 423:436].min() > 150  # filled with the fill around it
+    assert out[30:70, 120:340].max() == 0
+    assert out[0:40, 20:26].max() == 0
+    assert out[86:90, 100:300].max() == 0
+
+
+def test_edge_fragments_are_measured_from_the_kept_top_after_a_border_line() -> None:
+    ink = np.zeros((60, 200), np.uint8)
+    ink[10:13, 50:60] = 255  # reaching 3 px below the border line cut off at row 10
+    ink[30:50, 40:160] = 255
+    crop, kept = _crop_with(ink), (0, 10, 200, 60)
+    crop[:10, :] = 255
+    out = without_edge_fragments(crop, ink, kept, depth=4)
+    assert out[10:13, 50:60].min() > 150
+    assert out[30:50, 40:160].max() == 0
+    assert (without_edge_fragments(crop, ink, kept, depth=0) == crop).all()
