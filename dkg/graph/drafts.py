@@ -265,14 +265,20 @@ def review(graph: Graph, guideline: str, version: str, item: str, action: Action
 
 def draft_page_titles(graph: Graph, guideline: str, version: str) -> tuple[dict[str, str], list[str]]:
     """(page → the flowchart title read on it, every page of the draft's boxes) of a draft."""
+    _, titles, pages = _stored_page_titles(graph, guideline, version)
+    return titles, pages
+
+
+def _stored_page_titles(graph: Graph, guideline: str, version: str) -> tuple[str, dict[str, str], list[str]]:
+    """The titles as stored (the JSON text a change must still find), parsed, and the pages of the draft's boxes."""
     rows = graph.read(named_queries("onboard")["draft_info"], {"uid": _uid(guideline, version)})
     if not rows:
         raise UnknownDraftError(f"no draft of {guideline} {version}; `dkg review drafts` lists the drafts")
-    titles: dict[str, str] = json.loads(rows[0]["page_titles"] or "{}")
+    stored = rows[0]["page_titles"] or "{}"
     # a box printed on two pages (after unpublishing) names both: "3,4"
     pages = sorted({p for it in draft_items(graph, guideline, version) if it.kind == "node"
                     for p in it.page.split(",") if p}, key=_page_order)
-    return titles, pages
+    return stored, json.loads(stored), pages
 
 
 def _page_order(page: str) -> tuple[int, str]:
@@ -284,7 +290,7 @@ def set_page_title(graph: Graph, guideline: str, version: str, page: str, title:
     """Set (or, with an empty ``title``, remove) the flowchart title of one page of a draft; audited. The title
     names the page's algorithm in answers and evidence and tells adult from paediatric pages apart, so a title the
     parser misread or missed is corrected here before publishing. Returns the draft's titles afterwards."""
-    titles, pages = draft_page_titles(graph, guideline, version)
+    stored, titles, pages = _stored_page_titles(graph, guideline, version)
     page = page.strip()
     if page not in pages:
         raise OnboardingError(f"{guideline} {version} has no page {page!r}; its boxes are on pages "
@@ -293,12 +299,11 @@ def set_page_title(graph: Graph, guideline: str, version: str, page: str, title:
     after = {**titles, page: new} if new else {p: t for p, t in titles.items() if p != page}
     if after == titles:
         return titles
-    expected = json.dumps(titles, sort_keys=True) if titles else "{}"
     record = _action("title", who, reason, before={"page": page, "title": titles.get(page, "")},
                      after={"page": page, "title": new})
     rows = graph.write(named_queries("onboard")["review_page_title"], {
         "uid": _uid(guideline, version), "page": page, "action": record,
-        "expected": expected, "titles": json.dumps(after, sort_keys=True) if after else None})
+        "expected": stored, "titles": json.dumps(after, sort_keys=True) if after else None})
     if not rows:
         raise StaleReviewError(f"the page titles of {guideline} {version} changed while you reviewed them; list "
                                "them again and retry; nothing was changed")

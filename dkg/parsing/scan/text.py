@@ -54,9 +54,8 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
     (``ScanSettings.bar_word_gap``): no border stands there, it is a capital I that tesseract read as a bar
     (smog-41 ``2° type I (PR gets longer``, the ``I`` opening the box's second line)."""
     swaps = settings.misread_max_swaps if settings is not None else 0
-    bar_gap = (settings or ScanSettings()).bar_word_gap
-    pictogram_ratio = (settings or ScanSettings()).pictogram_height_ratio
-    sign_gap = (settings or ScanSettings()).lone_sign_gap
+    chosen = settings or ScanSettings()
+    bar_gap, pictogram_ratio, sign_gap = chosen.bar_word_gap, chosen.pictogram_height_ratio, chosen.lone_sign_gap
     terms = load_terms() if swaps > 0 else frozenset()
     lines: dict[tuple[int, int, int], list[tuple[str, int, int, int, int]]] = defaultdict(list)
     for i, text in enumerate(data.get("text", [])):
@@ -334,6 +333,7 @@ def unread_bullets(data: dict[str, list[Any]], ink: np.ndarray, offset: int, set
     count, _, stats, _ = cv2.connectedComponentsWithStats((ink > 0).astype(np.uint8), connectivity=8)
     dots = [tuple(int(v) for v in stats[k][:5]) for k in range(1, count)]
     out = {k: list(v) for k, v in data.items()}
+    narrow, wide = settings.bullet_aspect
     for key, first in firsts.items():
         if opens[key]:
             continue
@@ -341,7 +341,6 @@ def unread_bullets(data: dict[str, list[Any]], ink: np.ndarray, offset: int, set
         bottom = max(int(data["top"][i]) + int(data["height"][i]) for i in lines[key]) - offset
         size = bottom - top
         left = int(data["left"][first]) - offset
-        narrow, wide = settings.bullet_aspect
         for x, y, w, h, area in dots:
             if (low * size <= max(w, h) <= high * size and narrow * h <= w <= wide * h
                     and area >= settings.bullet_fill * w * h
