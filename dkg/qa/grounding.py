@@ -236,6 +236,14 @@ def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str
         if named and _norm(named) != _norm(treatment):
             repairs.append(f"{treatment!r} is therapy already given; the question asks about {named!r}")
             treatment = named
+    if sketch.qtype is QuestionType.ADVISE and treatment and known_treatments:
+        # the sentence that asks names the treatment asked about ('Relapse with a new lesion. Is samarium-153 an
+        # option?'): a decoded phrase from another sentence loses to it, even when it shares a word with an option
+        asking = asked_part(_masked_facts(question, known_treatments))
+        named = treatment_in_question(asking, known_treatments)
+        if named and _norm(treatment) not in _norm(asking) and _norm(named) != _norm(treatment):
+            repairs.append(f"the question asks about {named!r}, not {treatment!r}")
+            treatment = named
     if treatment is not None:
         treatment, note = ground_treatment(treatment, question, known_treatments)
         if note:

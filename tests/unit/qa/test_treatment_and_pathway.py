@@ -153,6 +153,25 @@ def test_an_advise_query_about_the_regimen_given_before_asks_about_the_other_dru
     assert ground_sketch(sketch, question, known).sketch.treatment == "belzutifan"
 
 
+def test_a_decoded_phrase_outside_the_asking_sentence_loses_to_the_treatment_asked_about() -> None:
+    # the decoded "new lesion" shares a word with an option ('... to the lesion'), but the asking sentence names
+    # samarium-153
+    known = ["Samarium-153", "SBRT to each lesion", "second-line chemotherapy"]
+    question = "Recurrent osteosarcoma with relapse in bone (new lesion in the pelvis). Is samarium-153 an option?"
+    sketch = QuerySketch(QuestionType.ADVISE, "bone", ("disease_status",), "new lesion")
+    grounded = ground_sketch(sketch, question, known, {"disease_status": "relapsed"})
+    assert grounded.sketch.treatment == "samarium-153"
+    assert any("asks about 'samarium-153'" in r for r in grounded.repairs)
+
+
+def test_a_decoded_treatment_inside_the_asking_sentence_is_kept() -> None:
+    known = ["Samarium-153", "SBRT to each lesion", "second-line chemotherapy"]
+    question = "Osteosarcoma relapse in bone after samarium-153. Is SBRT to each lesion an option?"
+    sketch = QuerySketch(QuestionType.ADVISE, "bone", ("disease_status",), "SBRT to each lesion")
+    assert ground_sketch(sketch, question, known, {"disease_status": "relapsed"}).sketch.treatment == \
+        "sbrt to each lesion"
+
+
 def test_under_which_circumstances_is_a_for_whom_question() -> None:
     # w3-bone-28: a conditions query naming the disease stays one ('chondrosarcoma' is a fact word)
     question = "Under which circumstances does the pathway recommend metastasectomy or SBRT for chondrosarcoma?"
