@@ -38,6 +38,19 @@ def _squash(text: str) -> str:
     return re.sub(r"[\s\W_]+", "", text).casefold()
 
 
+def same_box(content: str, gold_text: str) -> bool:
+    """Whether a published node's text is a gold box's: the same characters, or the same words in another order
+    (a review may put a box's clauses in reading order).
+
+    >>> same_box("Confirm in two leads: rhythm shockable?", "Rhythm shockable? Confirm in two leads")
+    True
+    >>> same_box("Rhythm Shockable?", "Rhythm shockable? Confirm in two leads")
+    False
+    """
+    return max(fuzz.ratio(_squash(content), _squash(gold_text)),
+               fuzz.token_sort_ratio(content.casefold(), gold_text.casefold())) >= MATCH_RATIO
+
+
 SMOG_PDF = "smog-cardiac-flowcharts.pdf"
 
 
@@ -67,9 +80,8 @@ def node_boxes(graph: Graph, guideline: str, version: str, pdf: str = SMOG_PDF) 
             if page is None:
                 continue
             gold.setdefault(page, gold_boxes(page))
-            text = _squash(str(row["content"]))
-            boxes += [f"{page}/{box}" for box, gold_text in gold[page].items()
-                      if fuzz.ratio(text, _squash(gold_text)) >= MATCH_RATIO]
+            content = str(row["content"])
+            boxes += [f"{page}/{box}" for box, gold_text in gold[page].items() if same_box(content, gold_text)]
         out[str(row["uid"])] = boxes
     return out
 
@@ -87,4 +99,4 @@ def run(service: AnswersQuestions, graph: Graph, items: list[ClinicianItem], pdf
     return results
 
 
-__all__ = ["gold_boxes", "load_items", "node_boxes", "run", "split"]
+__all__ = ["gold_boxes", "load_items", "node_boxes", "run", "same_box", "split"]

@@ -13,7 +13,7 @@ from typing import Any
 from dkg.answers import MissingFact
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import clinical_lexicon, course_events
-from dkg.qa.populations import pages_by_population
+from dkg.qa.populations import pages_by_population, population_of, titled_pages
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
 from dkg.qa.way_in import Way, WayIn, WayInFacts, way_in_facts
 from dkg.vocabulary import VOCABULARY, KeyKind
@@ -158,10 +158,12 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     before_done = way_in.before(done & set(consistent))
     starts.update({uid: consistent[uid] for uid in sorted(done & set(consistent)) if uid not in starts})
     age = stated.get("age")
-    for uid in other_population_starts(graph, sketch.guideline, str(params["version"]), sorted(starts), question,
-                                       age if isinstance(age, float) else None):
+    left_out, other_algorithms = population_left_out(graph, sketch.guideline, str(params["version"]), sorted(starts),
+                                                     question, age if isinstance(age, float) else None)
+    for uid in left_out:
         starts.pop(uid)
     return cypher_from_starts(sketch), {
+        "population_titles_left_out": other_algorithms,
         "done": sorted(done), "before_done": sorted(before_done),
         "dead_ends": sorted(way_in.dead_ends(checked)),
         "indifferent": sorted(indifferent.arrows), "indifferent_keys": sorted(indifferent.keys),
@@ -176,18 +178,34 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
 def other_population_starts(graph: Graph, guideline: str, version: str, uids: list[str], question: str,
                             age: float | None = None) -> list[str]:
     """The starts standing only on pages whose flowchart title names the population the question does not
-    ("PEDIATRIC TACHYCARDIA …" for "68M, …"; :func:`dkg.qa.populations.pages_by_population`); none when that would
-    leave no start, or when the question names no population or the pages have no titles."""
+    ("PEDIATRIC TACHYCARDIA …" for "68M, …"; :func:`dkg.qa.populations.pages_by_population`), or, when the
+    question names no population, on pages whose title names any (an untitled algorithm the facts fit answers
+    "wide complex tachycardia, HR 170, stable"); none when that would leave no start or the pages have no titles."""
+    return population_left_out(graph, guideline, version, uids, question, age)[0]
+
+
+def population_left_out(graph: Graph, guideline: str, version: str, uids: list[str], question: str,
+                        age: float | None = None) -> tuple[list[str], list[str]]:
+    """(:func:`other_population_starts`, the titles of the pages they stand on when the question names no
+    population: algorithms for one age group that fit the stated facts too, so the answer asks for the age)."""
     if not uids or not question:
-        return []
+        return [], []
     rows = graph.read(named_queries("qa_pathway")["start_page_titles"],
                       {"guideline": guideline, "version": version, "uids": uids})
     titles = {str(p): str(t) for r in rows for p, t in zip(r["pages"], r["page_titles"], strict=False) if t}
     _, other = pages_by_population(question, titles, age)
+    unstated = population_of(question, age) is None
+    if unstated:
+        # no age group stated: an algorithm titled for one ("PEDIATRIC …") yields to an untitled one the facts fit
+        other = titled_pages(titles)
     if not other:
-        return []
+        return [], []
     left_out = [str(r["uid"]) for r in rows if r["pages"] and set(map(str, r["pages"])) <= other]
-    return left_out if len(left_out) < len(uids) else []
+    if len(left_out) >= len(uids):
+        return [], []
+    named = sorted({titles[p] for r in rows if str(r["uid"]) in left_out for p in map(str, r["pages"])
+                    if p in titles}) if unstated else []
+    return left_out, named
 
 
 def onset_facts_no_test_names(stated: dict[str, float | str], way_in: WayIn) -> set[str]:

@@ -30,17 +30,32 @@ def pages_by_population(question: str, titles: dict[str, str], age: float | None
     return ({p for p, n in named.items() if n == asked}, {p for p, n in named.items() if n not in (None, asked)})
 
 
-def population_unstated(question: str, evidence: list[Evidence], age: float | None = None) -> list[MissingFact]:
-    """The patient's age as a missing fact when the answer's steps stand on a page whose flowchart title names
-    a population (PEDIATRIC …) and the question states none: the facts may fit the other population's algorithm
-    too (empty otherwise)."""
+def titled_pages(titles: dict[str, str]) -> set[str]:
+    """The pages whose flowchart title names a population ("PEDIATRIC TACHYCARDIA …"): algorithms for one age
+    group, where a question that names none is not placed while an untitled algorithm fits it too."""
+    lexicon = load_lexicon()
+    return {page for page, title in titles.items() if lexicon.population(title).population is not None}
+
+
+def population_unstated(question: str, evidence: list[Evidence], age: float | None = None,
+                        set_aside: list[str] | None = None) -> list[MissingFact]:
+    """The patient's age as a missing fact when the question states none and either the answer's steps stand on
+    a page whose flowchart title names a population (PEDIATRIC …: the facts may fit the other population's
+    algorithm too) or the walk ``set_aside`` such algorithms (their titles) for an untitled one the facts fit;
+    empty otherwise."""
     if population_of(question, age) is not None:
         return []
     lexicon = load_lexicon()
-    named = [t for e in evidence for t in e.page_titles if t and lexicon.population(t).population is not None]
-    if not named:
-        return []
     limit = lexicon.data.populations.childhood_age_below
-    return [MissingFact(key="age", description=f"Patient age (this answer follows {named[0]!r}, an algorithm for "
-                                                "one age group; the question states no age)",
-                        allowed=[f"<{limit}", f">={limit}"])]
+    allowed = [f"<{limit}", f">={limit}"]
+    named = [t for e in evidence for t in e.page_titles if t and lexicon.population(t).population is not None]
+    if named:
+        return [MissingFact(key="age", description=f"Patient age (this answer follows {named[0]!r}, an algorithm "
+                                                    "for one age group; the question states no age)",
+                            allowed=allowed)]
+    if set_aside:
+        algorithms = " and ".join(repr(t) for t in set_aside)
+        return [MissingFact(key="age", description=f"Patient age (the facts fit {algorithms} too, for one age "
+                                                    "group; this answer follows the general algorithm, as the "
+                                                    "question states no age)", allowed=allowed)]
+    return []

@@ -33,6 +33,7 @@ from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
+from dkg.qa.way_in import WayIn, way_in_facts
 
 MAX_CHARS = 600
 MAX_WORDS = 120
@@ -170,6 +171,7 @@ class TextToCypherService:
         self.stats["questions"] += 1
         self.last_path = "refused"
         self._question = question  # the walk reads which steps the question says are done
+        self._population_left_out: list[str] = []
         reason = self.screen(question)
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
@@ -246,12 +248,18 @@ class TextToCypherService:
         if len(found) != 1 or step is None:
             return None
         # the step's own words may read as facts ('probable ventricular tachycardia'); the rest of the question
-        # must state none: a patient described beside the step is placed by the walk
+        # may state only facts that locate the step ('non-shockable side: after treating reversible causes'): a
+        # patient described beyond it ('after nephrectomy, pT3a, high risk') is placed by the walk
         rest = question.replace(step, " ")
-        if implied_facts(extract_facts(rest)) or vocabulary_facts(rest, found):
-            return None
+        stated = {**vocabulary_facts(rest, found), **implied_facts(extract_facts(rest))}
         try:
-            answer = answer_named_step(self.graph, question, found[0], self.version_of(found[0]), step=step)
+            version = self.version_of(found[0])
+            answer = answer_named_step(self.graph, question, found[0], version, step=step)
+            # beside stated facts, a step whose own words state a fact ('after nephrectomy and recurrence') is
+            # part of the patient's course, which the walk places
+            if answer is not None and stated and (implied_facts(extract_facts(step)) or vocabulary_facts(step, found)
+                                                  or not self._facts_locate(found[0], version, answer, stated)):
+                return None
         except DKGError:
             return None
         if answer is not None:
@@ -261,6 +269,13 @@ class TextToCypherService:
             answer = answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
         return answer
 
+    def _facts_locate(self, guideline: str, version: str, answer: Answer, stated: dict[str, float | str]) -> bool:
+        """Whether every stated fact is tested on a consistent way from a root to each step the question named
+        (the facts say where the step is, not what came after it)."""
+        named = [str(u) for u in (answer.cypher_params or {}).get("uids", [])]
+        ways = WayIn.of(self.graph, guideline, version).ways(way_in_facts(stated))
+        return bool(named) and all(u in ways and set(stated) <= ways[u].keys for u in named)
+
     def _execute(self, sketch: QuerySketch, params: dict[str, Any]) -> tuple[QuerySketch, str, list[dict[str, Any]]]:
         """Run a grounded query; when a patient query finds nothing, retry the lenient variant: the question may
         leave out a condition the pathway needs (e.g. the lineage of Ph+ ALL), so the path may assume the fewest
@@ -269,6 +284,8 @@ class TextToCypherService:
         cypher = sketch.cypher()
         if sketch.qtype is not QuestionType.CONDITIONS:
             cypher, params = walk_query(self.graph, sketch, params, getattr(self, "_question", ""))
+            # algorithms for one age group the walk set aside because the question names none: the answer asks
+            self._population_left_out = list(params.pop("population_titles_left_out", []))  # type: ignore[call-overload]
         rows = self.executor.run(cypher, params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)
@@ -296,7 +313,8 @@ class TextToCypherService:
         evidence = self._with_pages(evidence)
         if sketch.qtype is QuestionType.NEXT_STEP and not any(m.key == "age" for m in missing):
             age = params.get("age")
-            missing += population_unstated(question, evidence, age if isinstance(age, float) else None)
+            missing += population_unstated(question, evidence, age if isinstance(age, float) else None,
+                                           getattr(self, "_population_left_out", []))
         return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
                       rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence,
                       timings_ms=timings, missing_facts=missing)

@@ -91,17 +91,32 @@ def test_a_stated_adult_is_answered_on_the_adult_page_by_its_title(
     assert all(e.page_titles == ["TACHYCARDIA w/ PULSE"] for e in answer.evidence)  # shown with the evidence
 
 
-def test_an_answer_from_the_paediatric_page_asks_for_the_age_the_question_left_out(
+def test_no_age_is_answered_on_the_general_page_and_asks_for_the_age(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
-    answer = service.answer("Wide complex tachycardia, QRS 0.16 s, HR 170, stable, not sinus tach: what is "
-                            "recommended?")  # cardiac-08 (dev): no age, answered on the paediatric page
+    question = "Wide complex tachycardia, QRS 0.16 s, HR 170, stable, not sinus tach: what is recommended?"
+    answer = service.answer(question)  # cardiac-08 (dev): no age; the paediatric algorithm fits too
+    assert all(e.page_titles == ["TACHYCARDIA w/ PULSE"] for e in answer.evidence), answer.answer
     assert [m.key for m in answer.missing_facts] == ["age"]
     assert "PEDIATRIC TACHYCARDIA" in answer.missing_facts[0].description
-    again = service.answer("Wide complex tachycardia, QRS 0.16 s, HR 170, stable, not sinus tach: what is "
-                           "recommended? (age=45)")  # the follow-up form's answer
+    again = service.answer(question + " (age=45)")  # the follow-up form's answers
     assert not again.missing_facts
     assert all(e.page_titles == ["TACHYCARDIA w/ PULSE"] for e in again.evidence)
+    child = service.answer(question + " (age=4)")
+    assert not child.missing_facts
+    assert all(e.page_titles == ["PEDIATRIC TACHYCARDIA with Pulse and Poor Perfusion"] for e in child.evidence)
+
+
+@pytest.mark.parametrize("item_id", ["steps-06", "steps-09"])
+def test_a_named_step_beside_facts_that_locate_it_is_answered_by_the_steps_after_it(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport, item_id: str) -> None:
+    """'Cardiac arrest, non-shockable side: after treating reversible causes, what next?': the non-shockable
+    branch is tested on the way to the named step, so it says where the step is (development items)."""
+    [item] = [i for i in load_items(QUESTIONS.with_name("cardiac_smog_steps_questions.jsonl")) if i.id == item_id]
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer(item.question)
+    result = score(item, answer, node_boxes(graph, NAME, VERSION))
+    assert service.last_path == "named_step" and result.correct, (result.answer_boxes, answer.answer)
 
 
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(

@@ -1,4 +1,5 @@
-"""A stated population keeps the walk off pages titled for the other one (dkg.qa.pathway); evidence names its page."""
+"""A stated population keeps the walk off pages titled for the other one, an unstated one off pages titled for
+any (dkg.qa.pathway); evidence names its page."""
 
 from __future__ import annotations
 
@@ -32,8 +33,14 @@ def test_a_child_leaves_out_nothing_titled_for_no_population() -> None:
     assert other_population_starts(GRAPH, "g", "1", STARTS, "4 y/o, HR 250: next?") == []  # type: ignore[arg-type]
 
 
-def test_no_population_no_titles_or_no_start_left_changes_nothing() -> None:
-    assert other_population_starts(GRAPH, "g", "1", STARTS, "HR 170, wide QRS: next?") == []  # type: ignore[arg-type]
+def test_no_population_stated_leaves_out_starts_only_on_pages_titled_for_one() -> None:
+    # "wide complex tachycardia, HR 170, stable" fits the general and the PEDIATRIC algorithm: the general one answers
+    assert other_population_starts(GRAPH, "g", "1", STARTS, "HR 170, wide QRS: next?") == ["child"]  # type: ignore[arg-type]
+
+
+def test_no_titles_or_no_start_left_changes_nothing() -> None:
+    assert other_population_starts(GRAPH, "g", "1", ["child", "shared"], "HR 170: next?") == ["child"]  # type: ignore[arg-type]
+    assert other_population_starts(GRAPH, "g", "1", ["child"], "HR 170, wide QRS: next?") == []  # type: ignore[arg-type]
     assert other_population_starts(_Graph([]), "g", "1", STARTS, "68M: next?") == []  # type: ignore[arg-type]
     assert other_population_starts(GRAPH, "g", "1", ["child"], "68M: next?") == []  # type: ignore[arg-type]
 
@@ -72,3 +79,15 @@ def test_an_answer_on_a_page_titled_for_one_age_group_asks_for_the_age_when_none
     general = [Evidence(node_uid="u", content="Adenosine", kind="Action", pages=["4"],
                         page_titles=["TACHYCARDIA w/ PULSE"])]
     assert population_unstated("Wide complex tachycardia, HR 170, stable: next?", general) == []
+
+
+def test_an_answer_from_the_general_page_asks_for_the_age_when_an_algorithm_for_one_group_was_set_aside() -> None:
+    from dkg.answers import Evidence
+    from dkg.qa.populations import population_unstated
+
+    general = [Evidence(node_uid="u", content="Adenosine", kind="Action", pages=["4"],
+                        page_titles=["TACHYCARDIA w/ PULSE"])]
+    aside = ["PEDIATRIC TACHYCARDIA with Poor Perfusion"]
+    [missing] = population_unstated("Wide complex tachycardia, HR 170, stable: next?", general, None, aside)
+    assert missing.key == "age" and "PEDIATRIC TACHYCARDIA" in missing.description
+    assert population_unstated("68M, wide complex tachycardia: next?", general, None, aside) == []
