@@ -13,7 +13,7 @@ from dkg.parsing.models import PagePrimitives, Segment, Shape
 from dkg.parsing.scan.binarise import binarise
 from dkg.parsing.scan.connectors import find_connectors, network_strokes, reach_boxes
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
-from dkg.parsing.scan.shapes import find_shapes, snap_to_borders
+from dkg.parsing.scan.shapes import cover_outer_borders, find_shapes, snap_to_borders
 from dkg.parsing.scan.text import box_tokens, free_tokens, token_rects
 
 
@@ -33,6 +33,7 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
     upright = [(st.a[0], st.a[1], st.b[1]) if st.a[0] == st.b[0] and st.a[1] != st.b[1] else (-1e9, 0.0, 0.0)
                for st in connectors.strokes]
     shapes, used_level, used_upright = snap_to_borders(shapes, level, upright, page, settings)
+    shapes = cover_outer_borders(shapes, level, upright, page, settings)
     borders = used_level | used_upright
     heads = connectors.heads
     if settings.trace_networks:

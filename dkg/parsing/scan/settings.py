@@ -87,6 +87,12 @@ class ScanSettings:
     stub_max_pt: float = 14.0  # the longest stem of an arrow between two boxes that may be lost in a scan
     snap_pt: float = 20.0  # a shaded box whose fill fades out is widened to a border stroke this close
     snap_cover: float = 0.8  # ... that runs along this share of the box's side
+    # straight runs along a box's side (together ``outer_border_cover`` of it), at most ``outer_border_pt`` outside
+    # it and no further past its ends, are the box's outer border (a bevelled or double outline), erased with the
+    # box; the pale bevel of smog-43's boxes fades out at one end and a head touching it breaks it (0.76 of the
+    # side at 200 dpi); a connector does not run along a box that close. 0 keeps such runs as lines
+    outer_border_pt: float = 4.0
+    outer_border_cover: float = 0.6
     # connector networks (skeleton graph of the line ink): a chain's polyline keeps within this of its pixels,
     # and a loose whisker shorter than ``network_spur_pt`` hanging off a joint is a skeleton artefact
     trace_networks: bool = True
@@ -128,6 +134,16 @@ class ScanSettings:
     bullet_aspect: tuple[float, float] = (0.6, 1.6)
     bullet_gap: float = 1.0
     bullet_fill: float = 0.6
+    # a free word's box that tesseract stretched over a connector beside it (``NO`` and its arrow read as one word)
+    # is cut down to its letters: an ink piece in it more than this many times as long as the median height of the
+    # word's pieces, holding a straight run of ``line_min_pt`` along that axis and nothing letter-sized besides it
+    # and a solid head, is a line; 0 keeps tesseract's boxes
+    free_line_ratio: float = 1.5
+    # a free word of at most this many characters standing over a solid arrowhead is the head read as a letter
+    # (``v`` over a short arrow between two stacked boxes); 0 keeps such words
+    free_head_max_chars: int = 1
+    free_head_share: tuple[float, float] = (0.8, 0.75)  # the head's share of the word's box across, along (at most)
+    free_head_stem: float = 0.8  # ... with its stem: ink along this share of the rest of the box on its longer side
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     # a capitalised branch label read glued to the arrow running into it (smog-46 ``<—yYES``, confidence 46) is

@@ -318,3 +318,40 @@ def snap_to_borders(shapes: list[FoundShape], level: list[tuple[float, float, fl
         cover = (min(rect[0], shape.cover[0]), min(rect[1], shape.cover[1]), shape.cover[2], shape.cover[3])
         out.append(replace(shape, rect=rect, cover=cover))
     return out, used_level, used_upright
+
+
+def cover_outer_borders(shapes: list[FoundShape], level: list[tuple[float, float, float]],
+                        upright: list[tuple[float, float, float]], page: PageImage, settings: ScanSettings
+                        ) -> list[FoundShape]:
+    """Each box with its cover widened over the straight runs that are its outer border: runs parallel to one of
+    its sides, at most ``outer_border_pt`` outside it and reaching no further than that past its ends, that
+    together run along at least ``outer_border_cover`` of the side (``level``: ``(y, x0, x1)``, ``upright``:
+    ``(x, y0, y1)``; a head touching the line breaks it into two runs).
+
+    A bevelled or double outline (smog-48's grey boxes: a light outer line a few points outside the inner one
+    whose hole is the box) leaves its outer line beside the box; traced as a connector it runs along the box,
+    and an arrowhead touching it counts two lines leaving it, so the short arrow into the box was lost."""
+    reach = settings.outer_border_pt * page.ppt
+    if reach <= 0:
+        return shapes
+    out: list[FoundShape] = []
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.rect
+        cover = list(shape.cover)
+        # (runs, the side's coordinate, its ends, cover index, outwards sign)
+        sides = ((level, y0, x0, x1, 1, -1), (level, y1, x0, x1, 3, 1), (upright, x0, y0, y1, 0, -1),
+                 (upright, x1, y0, y1, 2, 1))
+        for runs, at, lo, hi, index, sign in sides:
+            near = [(c, a, b) for c, a, b in runs
+                    if 0 < sign * (c - at) <= reach and a >= lo - reach and b <= hi + reach]
+            spans = sorted((max(a, lo), min(b, hi)) for _, a, b in near if min(b, hi) > max(a, lo))
+            covered, reached = 0.0, float(lo)
+            for a, b in spans:
+                covered += max(0.0, b - max(a, reached))
+                reached = max(reached, b)
+            if covered >= settings.outer_border_cover * (hi - lo):
+                far = max(sign * c for c, _, _ in near) * sign
+                cover[index] = (min(cover[index], int(np.floor(far))) if sign < 0
+                                else max(cover[index], int(np.ceil(far)) + 1))
+        out.append(replace(shape, cover=(cover[0], cover[1], cover[2], cover[3])))
+    return out

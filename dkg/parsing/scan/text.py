@@ -415,8 +415,127 @@ def free_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSetting
         image[max(0, y0): min(h, y1), max(0, x0): min(w, x1)] = 255
     data = drop_tall_noise(_image_to_data(image, settings.free_psm, settings.ocr_timeout_s), settings)
     data = unglued_branch_labels(data, settings)
-    return [t for t in words_to_tokens(data, (0, 0), page.ppt, settings.min_free_conf, settings)
-            if not t.text.strip() or any(c.isalnum() for c in t.text)]
+    tokens = [glyph_box(t, page, settings) for t in words_to_tokens(data, (0, 0), page.ppt, settings.min_free_conf,
+                                                                    settings)
+              if not t.text.strip() or any(c.isalnum() for c in t.text)]
+    return without_heads_read_as_letters(tokens, page, shapes, settings)
+
+
+def without_heads_read_as_letters(tokens: list[Token], page: PageImage, shapes: list[FoundShape],
+                                  settings: ScanSettings) -> list[Token]:
+    """``tokens`` without the words of at most ``free_head_max_chars`` characters standing over a solid arrowhead
+    (the ink outside the boxes that survives an opening wider than a stroke, ``head_min_pt``-``head_max_pt``
+    across): tesseract reads a short arrow's head as ``v``, ``V`` or ``A``, and a word's box hides its ink from
+    the connector step (smog-48, the arrow between two stacked boxes read ``v``). Letters of text are thinner
+    than the opening; what survives of a bold letter fills its box's height, while a head spans the box across and
+    leaves room along it for its stem (``free_head_share``: at least the first share across, at most the second
+    along), a straight run of ink along ``free_head_stem`` of the room on its longer side."""
+    if settings.free_head_max_chars <= 0:
+        return tokens
+    ink = page.ink.copy()
+    h, w = ink.shape
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.cover
+        ink[max(0, y0): min(h, y1), max(0, x0): min(w, x1)] = 0
+    k = page.px(settings.head_open_pt, 3)
+    solid = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(solid, connectivity=8)
+    least, most = settings.head_min_pt * page.ppt, settings.head_max_pt * page.ppt
+    heads = [(centroids[i], stats[i]) for i in range(1, count)
+             if least <= max(stats[i][2], stats[i][3]) <= most
+             and min(stats[i][2], stats[i][3]) >= settings.head_min_aspect * max(stats[i][2], stats[i][3])]
+    if not heads:
+        return tokens
+    ppt = page.ppt
+    across, along = settings.free_head_share
+
+    def over_head(token: Token) -> bool:
+        text = token.text.strip()
+        if not text or len(text) > settings.free_head_max_chars:
+            return False
+        b = token.bbox
+        bw, bh = b.width * ppt, b.height * ppt
+        x0, y0, x1, y1 = (int(round(v * ppt)) for v in (b.x0, b.top, b.x1, b.bottom))
+        for (cx, cy), (hx, hy, hw, hh, _) in heads:
+            if not (x0 <= cx <= x1 and y0 <= cy <= y1):
+                continue
+            # the head spans the word's box across and leaves room along it for its stem, a straight run of ink on
+            # one side of it; what survives of a bold letter fills its box's height (``4``, ``e``), or has no
+            # straight stem beside it (the foot of a ``2``)
+            if hw >= across * bw and hh <= along * bh:
+                col = page.ink[:, max(0, int(cx) - 1): int(cx) + 2].max(axis=1)
+                stems = (col[y0:hy], col[hy + hh:y1])
+            elif hh >= across * bh and hw <= along * bw:
+                row = page.ink[max(0, int(cy) - 1): int(cy) + 2, :].max(axis=0)
+                stems = (row[x0:hx], row[hx + hw:x1])
+            else:
+                continue
+            stem = max(stems, key=len)
+            if stem.size and np.count_nonzero(stem) >= settings.free_head_stem * stem.size:
+                return True
+        return False
+
+    return [t for t in tokens if not over_head(t)]
+
+
+def glyph_box(token: Token, page: PageImage, settings: ScanSettings) -> Token:
+    """``token`` with its box cut down to its letters when tesseract boxed a connector with the word (``NO`` and
+    the arrow beside it read as one word, smog-48 and smog-50): the word's box hides whatever it covers from the
+    connector step, so the arrow was lost. Inside the box, an ink piece is a line, not a letter, when along one
+    axis it is more than ``free_line_ratio`` times as long as the median height of the word's pieces and holds a
+    straight run of at least ``line_min_pt`` along that axis, and nothing as tall as half a letter is left of it
+    without that run and a solid arrowhead (smog-46: ``unstable``, its last letters glued to the head pointing
+    at it, stays one word); the box becomes the union of the other pieces."""
+    if settings.free_line_ratio <= 0 or not token.text.strip():
+        return token
+    ppt = page.ppt
+    h, w = page.ink.shape
+    x0, y0 = max(0, int(token.bbox.x0 * ppt)), max(0, int(token.bbox.top * ppt))
+    x1, y1 = min(w, int(token.bbox.x1 * ppt) + 1), min(h, int(token.bbox.bottom * ppt) + 1)
+    crop = np.ascontiguousarray(page.ink[y0:y1, x0:x1])
+    if crop.size == 0:
+        return token
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(crop, connectivity=8)
+    least = page.px(settings.head_min_pt)
+    pieces = [i for i in range(1, count) if max(stats[i][2], stats[i][3]) >= least]
+    if len(pieces) < 2:
+        return token
+    median = float(np.median([stats[i][3] for i in pieces]))
+    letters = [i for i in pieces if not _line_piece((labels == i).astype(np.uint8), median, page, settings)]
+    if len(letters) == len(pieces) or not letters:
+        return token
+    lx0 = min(int(stats[i][0]) for i in letters)
+    ly0 = min(int(stats[i][1]) for i in letters)
+    lx1 = max(int(stats[i][0] + stats[i][2]) for i in letters)
+    ly1 = max(int(stats[i][1] + stats[i][3]) for i in letters)
+    box = BBox((x0 + lx0) / ppt, (y0 + ly0) / ppt, (x0 + lx1) / ppt, (y0 + ly1) / ppt)
+    return Token(token.text, box, token.size)
+
+
+def _line_piece(piece: np.ndarray, letter: float, page: PageImage, settings: ScanSettings) -> bool:
+    """Whether one ink piece of a free word's box is a connector (see :func:`glyph_box`): long along an axis,
+    with a straight run along it, and with that run and any solid head taken away no more than specks."""
+    ys, xs = np.nonzero(piece)
+    height, width = int(ys.max() - ys.min() + 1), int(xs.max() - xs.min() + 1)
+    run = page.px(settings.line_min_pt, 3)
+    across = page.px(0.5)  # the run's blurred edge
+    k = page.px(settings.head_open_pt, 3)
+    ellipse = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    for along_x, extent in ((False, height), (True, width)):
+        if extent <= settings.free_line_ratio * letter or extent < run:
+            continue
+        kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (run, 1) if along_x else (1, run))
+        line = cv2.morphologyEx(piece, cv2.MORPH_OPEN, kernel)
+        if not line.any():
+            continue
+        grow = cv2.getStructuringElement(cv2.MORPH_RECT, (1, 2 * across + 1) if along_x else (2 * across + 1, 1))
+        rest = cv2.bitwise_and(piece, cv2.bitwise_not(cv2.dilate(line, grow)))
+        head = cv2.dilate(cv2.morphologyEx(rest, cv2.MORPH_OPEN, ellipse), ellipse)
+        rest = cv2.bitwise_and(rest, cv2.bitwise_not(head))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        if all(max(stats[i][2], stats[i][3]) < 0.5 * letter for i in range(1, count)):
+            return True
+    return False
 
 
 def token_rects(tokens: list[Token], ppt: float) -> list[tuple[int, int, int, int]]:
