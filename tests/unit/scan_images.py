@@ -2,8 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
+
+
+@dataclass(frozen=True)
+class DrawingScale:
+    """Points → pixels for a test page drawn at ``dpi``, and blank pages of that scale."""
+
+    dpi: float
+
+    @property
+    def ppt(self) -> float:
+        """Pixels per PDF point."""
+        return self.dpi / 72
+
+    def px(self, points: float) -> int:
+        return int(round(points * self.ppt))
+
+    def blank(self, width_pt: float, height_pt: float, grey: int = 250) -> np.ndarray:
+        """An 8-bit greyscale page of ``width_pt`` × ``height_pt`` points filled with ``grey``."""
+        return np.full((self.px(height_pt), self.px(width_pt)), grey, np.uint8)
 
 
 def as_scanned(img: np.ndarray, *, seed: int, noise_sd: float, jpeg_quality: int = 60) -> np.ndarray:

@@ -13,6 +13,7 @@ from dkg.parsing.scan import text as scan_text
 from dkg.parsing.scan.binarise import binarise
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
 from dkg.parsing.scan.shapes import find_shapes
+from tests.unit.scan_images import DrawingScale
 
 
 def _word_table(words: list[tuple[str, int, int]]) -> dict[str, list[object]]:
@@ -35,11 +36,11 @@ def test_a_bar_between_two_words_of_a_box_line_is_a_capital_i_and_a_bar_at_a_lin
     assert outside == ["2°", "type", "(PR", "gets", "AVB", "QRS"]
 
 
-PPT = 300 / 72
+SCALE = DrawingScale(300)
+PPT = SCALE.ppt
 
 
-def _px(points: float) -> int:
-    return int(round(points * PPT))
+_px = SCALE.px
 
 
 def _stacked_graded_boxes(white_band: bool = False) -> np.ndarray:

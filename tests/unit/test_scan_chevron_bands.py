@@ -15,16 +15,16 @@ from dkg.parsing.models import PagePrimitives, Shape, Token
 from dkg.parsing.scan.binarise import binarise
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS
 from dkg.parsing.scan.shapes import find_shapes
-from tests.unit.scan_images import as_scanned
+from tests.unit.scan_images import DrawingScale, as_scanned
 
-PPT = 200 / 72  # a 200 dpi scan
+SCALE = DrawingScale(200)  # a 200 dpi scan
+PPT = SCALE.ppt
 WIDTH_PT, HEIGHT_PT = 400.0, 330.0
 BANDS = ((20, 60), (80, 120), (140, 180))  # top and bottom of each band's body, in points
 HEADER = (200, 225)  # the header row's cells: 30-150, 150-270, 270-390
 
 
-def _px(points: float) -> int:
-    return int(round(points * PPT))
+_px = SCALE.px
 
 
 def _band_page() -> np.ndarray:

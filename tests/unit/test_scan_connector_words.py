@@ -15,17 +15,18 @@ from dkg.parsing.scan.binarise import binarise
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS
 from dkg.parsing.scan.shapes import FoundShape, cover_outer_borders
 from dkg.parsing.scan.text import glyph_box, without_heads_read_as_letters
+from tests.unit.scan_images import DrawingScale
 
-PPT = 300 / 72
+SCALE = DrawingScale(300)
+PPT = SCALE.ppt
 WIDTH_PT, HEIGHT_PT = 200.0, 200.0
 
 
-def _px(points: float) -> int:
-    return int(round(points * PPT))
+_px = SCALE.px
 
 
 def _blank() -> np.ndarray:
-    return np.full((_px(HEIGHT_PT), _px(WIDTH_PT)), 250, np.uint8)
+    return SCALE.blank(WIDTH_PT, HEIGHT_PT)
 
 
 def _arrow_down(img: np.ndarray, x: float, top: float, tip: float) -> None:

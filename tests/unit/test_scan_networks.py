@@ -17,18 +17,18 @@ from dkg.parsing.scan import pipeline
 from dkg.parsing.scan.network import pixel_graph, trace_networks
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
 from dkg.parsing.scan.shapes import FoundShape
-from tests.unit.scan_images import as_scanned
+from tests.unit.scan_images import DrawingScale, as_scanned
 
-PPT = 300 / 72
+SCALE = DrawingScale(300)
+PPT = SCALE.ppt
 WIDTH_PT, HEIGHT_PT = 300.0, 300.0
 
 
-def _px(points: float) -> int:
-    return int(round(points * PPT))
+_px = SCALE.px
 
 
 def _canvas() -> np.ndarray:
-    return np.full((_px(HEIGHT_PT), _px(WIDTH_PT)), 250, np.uint8)
+    return SCALE.blank(WIDTH_PT, HEIGHT_PT)
 
 
 def _box(img: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:

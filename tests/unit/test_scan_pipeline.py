@@ -18,13 +18,14 @@ from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanRoute, ScanSettings
 from dkg.parsing.scan.shapes import find_shapes
 from dkg.parsing.scan.text import words_to_tokens
 from tests.unit.ocr_primitives import add_box
+from tests.unit.scan_images import DrawingScale
 
-PPT = 300 / 72  # pixels per point of the drawn pages
+SCALE = DrawingScale(300)
+PPT = SCALE.ppt
 WIDTH_PT, HEIGHT_PT = 300.0, 300.0
 
 
-def _px(points: float) -> int:
-    return int(round(points * PPT))
+_px = SCALE.px
 
 
 def _page(skew_deg: float = 0.0) -> np.ndarray:
