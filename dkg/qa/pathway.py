@@ -135,15 +135,25 @@ def _broader_facts(facts: dict[str, float | str]) -> dict[str, float | str]:
     return {k: broader.get(k, {}).get(str(v), v) for k, v in facts.items()}
 
 
-def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], question: str = ""
-               ) -> tuple[str, dict[str, object]]:
+@dataclass(frozen=True)
+class Walk:
+    """A patient query ready to run, and the algorithms for one age group its starts left out."""
+
+    cypher: str
+    params: dict[str, object]
+    population_titles_left_out: list[str]
+
+
+def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], question: str = "",
+               way_in: WayIn | None = None) -> Walk:
     """The patient query of ``sketch`` walking from the roots and the position starts of its stated facts, with
     the parameters that walk needs (``$starts``, ``$position_weights``; ``$prefix_keys`` and ``$prefix_passed``:
     the stated keys tested and the actions passed on the way in to each start, which the walk counts as a walk
     from the root would; ``$event_keys``: the keys of course events, lexicon data; ``$done``: the actions
-    ``question`` says were done, which lose a tie to the step after them)."""
+    ``question`` says were done, which lose a tie to the step after them). ``way_in``: the guideline version's
+    arrows when the caller has read them already."""
     stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
-    way_in = WayIn.of(graph, sketch.guideline, str(params["version"]))
+    way_in = way_in or WayIn.of(graph, sketch.guideline, str(params["version"]))
     unplaced = onset_facts_no_test_names(stated, way_in)
     stated = {k: v for k, v in stated.items() if k not in unplaced}
     params = {**params, **dict.fromkeys(unplaced)}
@@ -162,8 +172,7 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
                                                      question, age if isinstance(age, float) else None)
     for uid in left_out:
         starts.pop(uid)
-    return cypher_from_starts(sketch), {
-        "population_titles_left_out": other_algorithms,
+    return Walk(cypher_from_starts(sketch), {
         "done": sorted(done), "before_done": sorted(before_done),
         "dead_ends": sorted(way_in.dead_ends(checked)),
         "indifferent": sorted(indifferent.arrows), "indifferent_keys": sorted(indifferent.keys),
@@ -172,7 +181,7 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
         "prefix_keys": {uid: sorted(way.keys) for uid, way in starts.items() if way.keys},
         "prefix_passed": {uid: way.actions for uid, way in starts.items() if way.actions},
         "event_keys": sorted(course_events().event),
-        "state_keys": state_keys()}
+        "state_keys": state_keys()}, other_algorithms)
 
 
 def other_population_starts(graph: Graph, guideline: str, version: str, uids: list[str], question: str,
@@ -401,4 +410,4 @@ def cypher_from_starts(sketch: QuerySketch) -> str:
 
 
 __all__ = ["PositionTests", "bodies", "clarification", "constraint_key", "cypher_from_starts", "missing_facts",
-           "position_weights", "start_nodes", "walk_query"]
+           "position_weights", "start_nodes", "Walk", "walk_query"]

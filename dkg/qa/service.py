@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.named_step import answer_named_step, named_step
-from dkg.qa.pathway import missing_facts, walk_query
+from dkg.qa.pathway import Walk, missing_facts, walk_query
 from dkg.qa.populations import population_unstated
 from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
@@ -55,6 +55,17 @@ def sample_questions() -> list[str]:
         "What is the best treatment for metastatic breast cancer?",
         "What's the weather like tomorrow?",
     ]
+
+
+@dataclass(frozen=True)
+class Executed:
+    """A grounded query as run: the sketch (its lenient variant when only that found steps), the Cypher, the rows
+    and the algorithms for one age group the walk set aside (:class:`dkg.qa.pathway.Walk`)."""
+
+    sketch: QuerySketch
+    cypher: str
+    rows: list[dict[str, Any]]
+    population_titles_left_out: list[str]
 
 
 class TextToCypherService:
@@ -171,7 +182,7 @@ class TextToCypherService:
         self.stats["questions"] += 1
         self.last_path = "refused"
         self._question = question  # the walk reads which steps the question says are done
-        self._population_left_out: list[str] = []
+        self._way_ins: dict[tuple[str, str], WayIn] = {}  # each version's arrows, read once per answer
         reason = self.screen(question)
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
@@ -201,7 +212,7 @@ class TextToCypherService:
                 params = sketch.params(grounded.facts, version)
                 timings["ground"] = timings.get("ground", 0.0) + (time.perf_counter() - t) * 1000
                 t = time.perf_counter()
-                sketch, cypher, rows = self._execute(sketch, params)
+                run = self._execute(sketch, params)
                 timings["execute"] = (time.perf_counter() - t) * 1000
             except DKGError as exc:
                 problems.append(f"beam {index + 1}: {exc}")
@@ -209,14 +220,15 @@ class TextToCypherService:
             self.stats["valid_beam_1" if index == 0 else "rescued_by_later_beam"] += 1
             self.last_path = f"beam{index + 1}"
             timings["total"] = (time.perf_counter() - start) * 1000
-            if not rows:
+            if not run.rows:
                 return self._refuse(question, "no step of the guideline matches the facts in the question "
                                               f"({', '.join(f'{k}={v}' for k, v in grounded.facts.items()) or 'none'})",
-                                    timings, cypher=cypher, cypher_params=params)
+                                    timings, cypher=run.cypher, cypher_params=params)
             self.stats["answered"] += 1
             if grounded.repairs:
                 self.stats["repaired"] += 1
-            return self._answer(question, sketch, version, cypher, params, rows, timings)
+            return self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
+                                run.population_titles_left_out)
         self.stats["all_beams_invalid"] += 1
         found = detect_guidelines(question)
         if len(found) == 1:
@@ -228,13 +240,14 @@ class TextToCypherService:
                 if repair is not None:
                     grounded = ground_sketch(repair, question_text, self.treatments(found[0], version), facts)
                     params = grounded.sketch.params(grounded.facts, version)
-                    sketch, cypher, rows = self._execute(grounded.sketch, params)
+                    run = self._execute(grounded.sketch, params)
                     timings["total"] = (time.perf_counter() - start) * 1000
-                    if rows:
+                    if run.rows:
                         self.stats["answered"] += 1
                         self.stats["fallback_from_question"] += 1
                         self.last_path = "fallback"
-                        return self._answer(question, sketch, version, cypher, params, rows, timings)
+                        return self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
+                                            run.population_titles_left_out)
             except DKGError as exc:
                 problems.append(f"repair from the question: {exc}")
         timings["total"] = (time.perf_counter() - start) * 1000
@@ -273,30 +286,39 @@ class TextToCypherService:
         """Whether every stated fact is tested on a consistent way from a root to each step the question named
         (the facts say where the step is, not what came after it)."""
         named = [str(u) for u in (answer.cypher_params or {}).get("uids", [])]
-        ways = WayIn.of(self.graph, guideline, version).ways(way_in_facts(stated))
+        ways = self._way_in(guideline, version).ways(way_in_facts(stated))
         return bool(named) and all(u in ways and set(stated) <= ways[u].keys for u in named)
 
-    def _execute(self, sketch: QuerySketch, params: dict[str, Any]) -> tuple[QuerySketch, str, list[dict[str, Any]]]:
+    def _way_in(self, guideline: str, version: str) -> WayIn:
+        """The arrows of one guideline version, read once per answer (a curation between answers is seen)."""
+        key = (guideline, version)
+        if key not in self._way_ins:
+            self._way_ins[key] = WayIn.of(self.graph, guideline, version)
+        return self._way_ins[key]
+
+    def _execute(self, sketch: QuerySketch, params: dict[str, Any]) -> Executed:
         """Run a grounded query; when a patient query finds nothing, retry the lenient variant: the question may
         leave out a condition the pathway needs (e.g. the lineage of Ph+ ALL), so the path may assume the fewest
         unstated conditions, which the answer then names. Facts about the course so far (relapse, response ...)
         let the walk start inside the pathway as well as at its roots (:mod:`dkg.qa.pathway`)."""
-        cypher = sketch.cypher()
+        walk = Walk(sketch.cypher(), params, [])
         if sketch.qtype is not QuestionType.CONDITIONS:
-            cypher, params = walk_query(self.graph, sketch, params, getattr(self, "_question", ""))
-            # algorithms for one age group the walk set aside because the question names none: the answer asks
-            self._population_left_out = list(params.pop("population_titles_left_out", []))  # type: ignore[call-overload]
-        rows = self.executor.run(cypher, params)
+            walk = walk_query(self.graph, sketch, params, getattr(self, "_question", ""),
+                              self._way_in(sketch.guideline, str(params["version"])))
+        rows = self.executor.run(walk.cypher, walk.params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)
-            rows = self.executor.run(lenient.cypher(), params)
+            rows = self.executor.run(lenient.cypher(), walk.params)
             if rows:
                 self.stats["lenient"] += 1
-                return lenient, lenient.cypher(), rows
-        return sketch, cypher, rows
+                return Executed(lenient, lenient.cypher(), rows, walk.population_titles_left_out)
+        return Executed(sketch, walk.cypher, rows, walk.population_titles_left_out)
 
     def _answer(self, question: str, sketch: QuerySketch, version: str, cypher: str, params: dict[str, Any],
-                rows: list[dict[str, Any]], timings: dict[str, float]) -> Answer:
+                rows: list[dict[str, Any]], timings: dict[str, float],
+                population_titles_left_out: list[str] | None = None) -> Answer:
+        """The answer from the rows of a query; ``population_titles_left_out``: the algorithms for one age
+        group the walk set aside because the question names none (the answer asks for the age)."""
         if sketch.qtype is QuestionType.ADVISE:
             # steps tied for the patient (a fan-out the stated facts do not tell apart) are all recommended: the
             # treatment is advisable when one of them lists it, and that step answers first
@@ -314,7 +336,7 @@ class TextToCypherService:
         if sketch.qtype is QuestionType.NEXT_STEP and not any(m.key == "age" for m in missing):
             age = params.get("age")
             missing += population_unstated(question, evidence, age if isinstance(age, float) else None,
-                                           getattr(self, "_population_left_out", []))
+                                           population_titles_left_out or [])
         return Answer(question=question, route="text2cypher", answer=text, cypher=cypher, cypher_params=params,
                       rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence,
                       timings_ms=timings, missing_facts=missing)
