@@ -26,6 +26,9 @@ box by position, :func:`dkg.parsing.evaluate.box_edge_prf`; texts not compared),
 The own corpus is split too (``datasets/guidelines/parser_split.json``: every third page of each PDF held
 out): ``edge_f1_{digital,scanned}_{dev,heldout}`` score the same parse per split. ``DKG_SCAN_ROUTE``
 (``hybrid``, the default; ``pipeline``; ``legacy``) picks the scanned-page reader, recorded as ``scan_route``.
+``--real-frames`` scores the digital route on the real pages re-saved in the page frames other producers write
+(:mod:`dkg.corpus.page_frames`: MediaBox moved, bleed round the CropBox, landscape with ``/Rotate 90``, both, and
+shrunk to 70 %), keys ``edge_f1_real_digital_<variant>_{dev,heldout}``: each should equal the plain page's score.
 ``--corpus-digital-only`` scores the own corpus's born-digital PDFs alone (the ``edge_*_digital*`` and
 ``pages_per_s_digital`` keys). Results are merged into the existing JSON file: keys not computed by this run are
 kept.
@@ -46,6 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dkg.corpus.page_frames import FRAME_VARIANTS, write_frame_variant  # noqa: E402
 from dkg.corpus.real_scans import RealPage, real_pages, scan_name, write_real_scans  # noqa: E402
 from dkg.parsing import parse_pdf  # noqa: E402
 from dkg.parsing.corpus_eval import corpus_pdfs  # noqa: E402
@@ -221,6 +225,19 @@ def real_figures(root: Path, dpis: list[int], scans_dir: Path | None, jobs: int 
     return figures
 
 
+def real_frame_figures(root: Path) -> dict[str, Any]:
+    """Edge scores of the digital route on each page frame variant of the real pages (``--real-frames``)."""
+    pages = [p for p in real_pages(root) if (root / "gold" / f"{p.page_id}-edges.csv").is_file()]
+    figures: dict[str, Any] = {"real_frame_variants": list(FRAME_VARIANTS)}
+    with tempfile.TemporaryDirectory(prefix="dkg-real-frames-") as tmp:
+        for kind in FRAME_VARIANTS:
+            variants = {p.page_id: write_frame_variant(p, kind, Path(tmp)) for p in pages}
+            scored = _real_route(root, pages, f"digital_{kind}", lambda p, v=variants: (v[p.page_id], 1))
+            # box positions are not compared: a shrunk or turned page moves every box off the gold's coordinates
+            figures.update({k: v for k, v in scored.items() if not k.startswith("pages_per_s_") and "_boxes_" not in k})
+    return figures
+
+
 def corpus_digital_figures(digital: list, heldout: dict[str, set[int]], runs: int) -> dict[str, Any]:
     """Edge scores and pages/s of the own corpus's born-digital PDFs (the ``edge_*_digital*`` keys only)."""
     scores, _, _, docs, _, splits = _score(digital, None, heldout=heldout)
@@ -261,6 +278,8 @@ def main() -> None:
     parser.add_argument("--real-only", action="store_true", help="score only the real pages (skip the corpus)")
     parser.add_argument("--real-digital-only", action="store_true",
                         help="score only the digital route on the real pages (no scans, no corpus)")
+    parser.add_argument("--real-frames", action="store_true",
+                        help="score only the digital route on the real pages re-saved in other page frames")
     parser.add_argument("--corpus-digital-only", action="store_true",
                         help="score only the own corpus's born-digital PDFs (digital keys; no scans, no real pages)")
     parser.add_argument("--real-root", type=Path, default=ROOT / "datasets" / "realpdfs")
@@ -270,8 +289,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1,
                         help="score this many scan resolutions at once, one process each (default 1)")
     args = parser.parse_args()
-    if args.real_digital_only:
-        real = real_digital_figures(args.real_root)
+    if args.real_frames or args.real_digital_only:
+        real = real_frame_figures(args.real_root) if args.real_frames else real_digital_figures(args.real_root)
         _write_merged(args.out, real)
         print(json.dumps(real, indent=1, ensure_ascii=False))
         return

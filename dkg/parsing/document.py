@@ -31,6 +31,7 @@ from dkg.parsing.models import (
     UnreadablePDFError,
 )
 from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
+from dkg.parsing.page_frame import visible_page
 from dkg.parsing.settings import DEFAULT_SETTINGS
 from dkg.parsing.textlayout import Line, TextBlock, collapse, group_blocks, render, words_of
 from dkg.services.tesseract import TesseractNotFoundError
@@ -150,7 +151,7 @@ class DocumentParser:
         issues: list[str] = []
         regions: list[PixelRegion] = []
         try:
-            page = self.pdf.pages[index]
+            page = visible_page(self.pdf.pages[index])
             has_text = self.ocr is not OCRMode.ALWAYS and sum(
                 1 for c in page.chars if c.get("text", "").strip()) >= MIN_TEXT_CHARS
             scan_with_text = has_text and self.ocr is OCRMode.AUTO and is_searchable_scan(page)

@@ -1,0 +1,96 @@
+"""A pdfplumber page seen in the frame a viewer shows and pypdfium2 renders: origin at the top-left corner of
+the page's CropBox, width and height of the CropBox.
+
+pdfplumber measures ``x`` from the user-space origin and ``top`` from the MediaBox's height, so on a page whose
+MediaBox does not start at (0, 0) (pages cut out of a larger sheet) or whose CropBox lies inside it (print files
+with bleed round the trim) its coordinates are offset from the rendered picture, and from the page size the
+scan route is given. Read through :class:`VisiblePage`, every object is moved into the visible frame and
+objects wholly outside it (crop marks in the bleed) are left out, so vector objects, rendered figure regions and
+scans agree.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+# coordinates of pdfplumber objects measured in the page's top-left frame (y0/y1 count from the bottom and are
+# not read by the parser)
+_X_KEYS = ("x0", "x1")
+_TOP_KEYS = ("top", "bottom", "doctop")
+# an object reaching this far (points) past the visible edge is still drawn on the page (a border on the edge)
+_EDGE_SLACK = 0.5
+
+
+class VisiblePage:
+    """The objects of one pdfplumber ``page`` in the visible (CropBox) frame; see the module docstring."""
+
+    def __init__(self, page: Any) -> None:
+        self._page = page
+        x0, top, x1, bottom = (float(v) for v in page.cropbox)
+        self.offset = (x0, top)
+        self.width = x1 - x0
+        self.height = bottom - top
+        self.page_number = page.page_number
+        self.pdf = page.pdf
+        self.page_obj = page.page_obj
+
+    @cached_property
+    def chars(self) -> list[dict[str, Any]]:
+        return self._visible(self._page.chars)
+
+    @cached_property
+    def rects(self) -> list[dict[str, Any]]:
+        return self._visible(self._page.rects)
+
+    @cached_property
+    def lines(self) -> list[dict[str, Any]]:
+        return self._visible(self._page.lines)
+
+    @cached_property
+    def curves(self) -> list[dict[str, Any]]:
+        return self._visible(self._page.curves)
+
+    @cached_property
+    def images(self) -> list[dict[str, Any]]:
+        return self._visible(self._page.images)
+
+    @cached_property
+    def annots(self) -> list[dict[str, Any]]:
+        return self._visible(self._page.annots or [])
+
+    def extract_text(self, **kwargs: Any) -> str:
+        return str(self._page.extract_text(**kwargs) or "")
+
+    def _visible(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [moved for obj in objects if self._shows(moved := self._moved(obj))]
+
+    def _shows(self, obj: dict[str, Any]) -> bool:
+        if not all(k in obj for k in ("x0", "x1", "top", "bottom")):
+            return True
+        return (float(obj["x1"]) >= -_EDGE_SLACK and float(obj["x0"]) <= self.width + _EDGE_SLACK
+                and float(obj["bottom"]) >= -_EDGE_SLACK and float(obj["top"]) <= self.height + _EDGE_SLACK)
+
+    def _moved(self, obj: dict[str, Any]) -> dict[str, Any]:
+        dx, dy = self.offset
+        out = dict(obj)
+        for key in _X_KEYS:
+            if key in out:
+                out[key] = float(out[key]) - dx
+        for key in _TOP_KEYS:
+            if key in out:
+                out[key] = float(out[key]) - dy
+        if out.get("pts"):
+            out["pts"] = [(float(x) - dx, float(y) - dy) for x, y in out["pts"]]
+        if out.get("path"):
+            out["path"] = [(command[0], *((float(x) - dx, float(y) - dy) for x, y in command[1:]))
+                           for command in out["path"]]
+        return out
+
+
+def visible_page(page: Any) -> Any:
+    """``page`` itself when its MediaBox and CropBox both start at the origin (nothing to move), else the page
+    seen through :class:`VisiblePage`."""
+    if tuple(float(v) for v in page.cropbox) == (0.0, 0.0, float(page.width), float(page.height)):
+        return page
+    return VisiblePage(page)

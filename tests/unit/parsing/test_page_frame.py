@@ -1,0 +1,92 @@
+"""Pages whose MediaBox does not start at the origin, or whose CropBox lies inside it (print files with
+bleed), are read in the frame a viewer shows and pypdfium2 renders (``dkg.parsing.page_frame``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pdfplumber
+import pytest
+from PIL import Image
+
+from dkg.corpus.page_frames import FRAME_VARIANTS, write_frame_variant
+from dkg.corpus.real_scans import RealPage
+from dkg.parsing import parse_pdf
+from dkg.parsing.page_frame import VisiblePage, visible_page
+
+WIDTH, HEIGHT = 400.0, 300.0
+
+
+def _flowchart(path: Path, picture: Path) -> None:
+    """Two boxes joined by an arrow, and a picture in the lower right corner."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=(WIDTH, HEIGHT))
+    c.rect(40, HEIGHT - 80, 150, 40)
+    c.drawString(48, HEIGHT - 64, "Patient stable?")
+    c.rect(40, HEIGHT - 200, 150, 40)
+    c.drawString(48, HEIGHT - 184, "Observe and reassess")
+    c.line(115, HEIGHT - 80, 115, HEIGHT - 152)
+    path_ = c.beginPath()
+    path_.moveTo(111, HEIGHT - 152)
+    path_.lineTo(119, HEIGHT - 152)
+    path_.lineTo(115, HEIGHT - 160)
+    path_.close()
+    c.drawPath(path_, stroke=0, fill=1)
+    c.drawImage(str(picture), 260, HEIGHT - 260, 100, 60)
+    c.save()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("frames")
+    picture = folder / "picture.png"
+    Image.new("L", (50, 30), 128).save(picture)
+    out = {"plain": folder / "plain.pdf"}
+    _flowchart(out["plain"], picture)
+    plain = RealPage("plain", out["plain"], 1, "dev")
+    for kind in FRAME_VARIANTS:
+        out[kind] = write_frame_variant(plain, kind, folder)
+    return out
+
+
+def _boxes(path: Path) -> list[tuple[str, tuple[float, ...]]]:
+    page = parse_pdf(path, pages="1").pages[0]
+    return sorted((b.text, tuple(round(v, 1) for v in (b.bbox.x0, b.bbox.top, b.bbox.x1, b.bbox.bottom)))
+                  for b in page.boxes)
+
+
+@pytest.mark.parametrize("kind", ["moved", "bleed", "landscape", "landscape_bleed"])
+def test_boxes_and_edges_stand_where_the_page_shows_them(pages: dict[str, Path], kind: str) -> None:
+    plain = parse_pdf(pages["plain"], pages="1").pages[0]
+    assert [(e.head, e.tail) for e in plain.edges] == [("Patient stable?", "Observe and reassess")]
+    moved = parse_pdf(pages[kind], pages="1").pages[0]
+    assert _boxes(pages[kind]) == _boxes(pages["plain"])
+    assert [(e.head, e.tail) for e in moved.edges] == [(e.head, e.tail) for e in plain.edges]
+
+
+def test_a_shrunk_page_keeps_its_edges(pages: dict[str, Path]) -> None:
+    assert [(e.head, e.tail) for e in parse_pdf(pages["shrunk"], pages="1").pages[0].edges] == [
+        ("Patient stable?", "Observe and reassess")]
+
+
+@pytest.mark.parametrize("kind", ["moved", "bleed"])
+def test_pictures_and_page_size_are_in_the_rendered_frame(pages: dict[str, Path], kind: str) -> None:
+    with pdfplumber.open(pages["plain"]) as plain, pdfplumber.open(pages[kind]) as moved:
+        seen = visible_page(moved.pages[0])
+        assert isinstance(seen, VisiblePage)
+        assert (seen.width, seen.height) == (WIDTH, HEIGHT)
+        expected = plain.pages[0].images[0]
+        got = seen.images[0]
+        assert all(got[k] == pytest.approx(float(expected[k])) for k in ("x0", "top", "x1", "bottom"))
+
+
+def test_a_crop_mark_in_the_bleed_is_not_on_the_page(pages: dict[str, Path]) -> None:
+    with pdfplumber.open(pages["bleed"]) as pdf:
+        raw = pdf.pages[0]
+        assert len(raw.lines) + len(raw.curves) > len(VisiblePage(raw).lines) + len(VisiblePage(raw).curves)
+
+
+def test_a_page_at_the_origin_is_read_unchanged(pages: dict[str, Path]) -> None:
+    with pdfplumber.open(pages["plain"]) as pdf:
+        assert visible_page(pdf.pages[0]) is pdf.pages[0]
