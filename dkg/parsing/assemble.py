@@ -23,9 +23,6 @@ from dkg.parsing.textlayout import Line, TextBlock, build_lines, group_blocks
 
 PAGE_CODE = re.compile(r"\b([A-Z][A-Z0-9]{0,11}-\d{1,3})\b")
 ARROWHEAD_MAX = 22.0
-CORNER_GAP = 9.0  # points: the widest gap bridged between two free stroke ends on scanned pages
-ATTACH_TOL = 5.0
-STEM_GAP = 12.0  # pt: the longest source stem a scan may lose (raster route)
 
 
 @dataclass
@@ -206,7 +203,7 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
         tip = _is_block_arrow(shape, both_axes=prims.source != "ocr")
         if tip is None:
             continue
-        connector = _block_arrow(shape, tip, boxes)
+        connector = _block_arrow(shape, tip, boxes, settings)
         if connector is not None:
             connectors.append(connector)
 
@@ -816,7 +813,8 @@ def _head_target(head: Shape, boxes: list[RawBox], settings: AssemblySettings = 
 
 
 def _complete_paths(segments: list[Segment], arrowheads: list[Shape], boxes: list[RawBox],
-                    head_targets: list[int | None]) -> list[tuple[list[int], int, int, int]]:
+                    head_targets: list[int | None], settings: AssemblySettings
+                    ) -> list[tuple[list[int], int, int, int]]:
     """Stroke paths drawn as one arrow each: ``(segment indices, source box, target box, arrowhead)``."""
     units: dict[int, list[int]] = {}
     for index, seg in enumerate(segments):
@@ -831,7 +829,8 @@ def _complete_paths(segments: list[Segment], arrowheads: list[Shape], boxes: lis
             if not heads:
                 continue
             target = head_targets[heads[0]]
-            sources = [bi for bi, b in enumerate(boxes) if bi != target and _box_distance(b, tail) <= ATTACH_TOL]
+            sources = [bi for bi, b in enumerate(boxes)
+                       if bi != target and _box_distance(b, tail) <= settings.attach_tol]
             if sources and target is not None:
                 complete.append((indices, sources[0], target, heads[0]))
                 break
@@ -845,7 +844,7 @@ def _connector_trees(
     head_targets = [_head_target(h, boxes, settings) for h in arrowheads]
     axis = _flow_axis(arrowheads, head_targets, boxes)
     connectors: list[RawConnector] = []
-    complete = _complete_paths(segments, arrowheads, boxes, head_targets)
+    complete = _complete_paths(segments, arrowheads, boxes, head_targets, settings)
     done_segments: set[int] = set()
     done_heads: set[int] = set()
     for indices, source, target, head in complete:
@@ -905,7 +904,7 @@ def _grouped_trees(
     """Connector trees from strokes that are not whole arrows on their own: union touching strokes."""
     drawn = segments
     if raster:
-        segments = segments + _corner_bridges(segments, boxes)
+        segments = segments + _corner_bridges(segments, boxes, settings)
     if settings.loop_arrows:
         segments = segments + _bus_bridges(segments, arrowheads, head_targets, settings)
     n_seg = len(segments)
@@ -924,12 +923,12 @@ def _grouped_trees(
         # strokes whose free ends (at no box) nearly meet belong to one tree (a lost corner dash, see
         # _corner_bridges; the bridges themselves only join line ends that touch nothing else)
         free_ends = [(i, p) for i, seg in enumerate(drawn) for p in (seg.a, seg.b)
-                     if all(_box_distance(box, p) > ATTACH_TOL for box in boxes)]
+                     if all(_box_distance(box, p) > settings.attach_tol for box in boxes)]
         owners = np.array([i for i, _ in free_ends], dtype=int)
         ends = np.array([p for _, p in free_ends], dtype=float).reshape(-1, 2)
         for row in range(len(free_ends) - 1):
             gaps = np.hypot(ends[row + 1:, 0] - ends[row, 0], ends[row + 1:, 1] - ends[row, 1])
-            for hit in np.flatnonzero((gaps <= CORNER_GAP) & (owners[row + 1:] != owners[row])):
+            for hit in np.flatnonzero((gaps <= settings.corner_gap) & (owners[row + 1:] != owners[row])):
                 uf.union(int(owners[row]), int(owners[row + 1 + int(hit)]))
     head_boxes = [h.bbox.expand(TOUCH_TOL) for h in arrowheads]
     for k, hb in enumerate(head_boxes):
@@ -962,7 +961,7 @@ def _grouped_trees(
             hits = set()
             for si, seg in enumerate(segs):
                 for point in (seg.a, seg.b):
-                    if _box_distance(box, point) <= ATTACH_TOL and not (
+                    if _box_distance(box, point) <= settings.attach_tol and not (
                         bi in targets and any(zone.holds(point) for zone in head_zones)
                     ):
                         hits.add(si)
@@ -1014,15 +1013,16 @@ def _grouped_trees(
             # the short stem from the source box to the line is lost in a scan when it is hardly longer than
             # the box border's blur: the one other box standing that close to the line is the source
             near = [bi for bi, box in enumerate(boxes) if bi not in targets
-                    and min(_segment_bbox_distance(seg, box.bbox) for seg in segs) <= STEM_GAP]
+                    and min(_segment_bbox_distance(seg, box.bbox) for seg in segs) <= settings.stem_gap]
             if len(near) == 1:
                 touched = near
                 source_segments = {si for si, seg in enumerate(segs)
-                                   if _segment_bbox_distance(seg, boxes[near[0]].bbox) <= STEM_GAP}
+                                   if _segment_bbox_distance(seg, boxes[near[0]].bbox) <= settings.stem_gap}
                 warnings.append(f"connector into {', '.join(boxes[t].id for t in targets)} touches no box where "
-                                f"it starts; assumed it leaves {boxes[near[0]].id}, {STEM_GAP:g} pt or less away")
+                                f"it starts; assumed it leaves {boxes[near[0]].id}, {settings.stem_gap:g} pt or less "
+                                "away")
         beside = [bi for bi, box in enumerate(boxes) if bi not in targets
-                  and min(_segment_bbox_distance(seg, box.bbox) for seg in segs) <= STEM_GAP]
+                  and min(_segment_bbox_distance(seg, box.bbox) for seg in segs) <= settings.stem_gap]
         if not touched and len(targets) == 2 and not raster and not beside:
             # (a third box standing close to the line may be a source whose stem is missing: no guess)
             # a line with an arrowhead at each end (a loop between two boxes) runs both ways
@@ -1064,11 +1064,11 @@ def _bus_bridges(segments: list[Segment], arrowheads: list[Shape], head_targets:
 
 class _ShaftZone:
     """Where the shaft of an arrowhead ends: on the line from its base to its tip (a head with a clear tip), or
-    anywhere within ``ATTACH_TOL`` of it. A stroke ending there feeds the head; a stroke leaving the same box a
+    anywhere within ``attach_tol`` of it. A stroke ending there feeds the head; a stroke leaving the same box a
     few points beside it (an arrow out drawn next to the arrow in) does not."""
 
     def __init__(self, head: Shape, settings: AssemblySettings) -> None:
-        self.zone = head.bbox.expand(ATTACH_TOL)
+        self.zone = head.bbox.expand(settings.attach_tol)
         self.axis = head_tip(head, settings)
 
     def holds(self, point: Point) -> bool:
@@ -1098,7 +1098,7 @@ def _meets_side(box: RawBox, seg: Segment, settings: AssemblySettings) -> bool:
     return False
 
 
-def _corner_bridges(segments: list[Segment], boxes: list[RawBox]) -> list[Segment]:
+def _corner_bridges(segments: list[Segment], boxes: list[RawBox], settings: AssemblySettings) -> list[Segment]:
     """Strokes closing the gap between two free stroke ends (ends at no box or other stroke) that nearly meet:
     a scanned dashed elbow's corner is a dash too short to tell from a glyph and gets lost. The bridge lets
     flow round the corner, not only join the two strokes into one tree."""
@@ -1108,14 +1108,14 @@ def _corner_bridges(segments: list[Segment], boxes: list[RawBox]) -> list[Segmen
         kind = orientation(segments[line[0]])
         axis = 0 if kind in ("h", None) else 1
         for p in (min(points, key=lambda q: q[axis]), max(points, key=lambda q: q[axis])):
-            if all(_box_distance(box, p) > ATTACH_TOL for box in boxes) and all(
+            if all(_box_distance(box, p) > settings.attach_tol for box in boxes) and all(
                     point_segment_distance(p, other.a, other.b) > TOUCH_TOL
                     for k, other in enumerate(segments) if k not in line):
                 ends.append((number, p))
     bridges = {}
     for n, (line_number, p) in enumerate(ends):
         for other_line, q in ends[n + 1:]:
-            if line_number != other_line and math.dist(p, q) <= CORNER_GAP:
+            if line_number != other_line and math.dist(p, q) <= settings.corner_gap:
                 bridges[(line_number, other_line)] = Segment(p, q)
     return list(bridges.values())
 
@@ -1177,7 +1177,7 @@ def _split_by_flow(segs: list[Segment], sources: list[int], targets: list[int], 
     return out
 
 
-def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector | None:
+def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox], settings: AssemblySettings) -> RawConnector | None:
     box = shape.bbox
     tip_at_end = abs(tip[1] - box.top) < 1 or abs(tip[1] - box.bottom) < 1
     tip_at_side = abs(tip[0] - box.x0) < 1 or abs(tip[0] - box.x1) < 1
@@ -1188,7 +1188,7 @@ def _block_arrow(shape: Shape, tip: Point, boxes: list[RawBox]) -> RawConnector 
 
     def nearest(point: Point) -> int | None:
         near = [(_box_distance(b, point), bi) for bi, b in enumerate(boxes)]
-        near = [(d, bi) for d, bi in near if d <= ATTACH_TOL * 2]
+        near = [(d, bi) for d, bi in near if d <= settings.attach_tol * 2]
         return min(near)[1] if near else None
 
     source, target = nearest(tail), nearest(tip)

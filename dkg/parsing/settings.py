@@ -18,6 +18,10 @@ class AssemblySettings:
 
     # a stroke end this close to a box attaches to it
     attach_tol: float = 5.0
+    # scans: the widest gap bridged between two free stroke ends (a corner whose ink broke), and the longest
+    # source stem a scan may lose (the one box standing this close to a headless start is its source)
+    corner_gap: float = 9.0
+    stem_gap: float = 12.0
     # an arrowhead whose tip stops this short of a box still enters it (publishers leave a gap before the box)
     head_reach: float = 9.0
     # a filled shape the same size as another shape (within ``shadow_size_tol``) and offset from it by at most
