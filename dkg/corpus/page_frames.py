@@ -6,7 +6,8 @@ The parser must read every variant as it reads the original (``bench/parser_benc
 - ``bleed``: 30 pt of sheet round the CropBox (a print file), with a crop mark in each bleed corner;
 - ``landscape``: the drawing turned a quarter on a landscape MediaBox, with ``/Rotate 90`` to show it upright;
 - ``landscape_bleed``: both of the last two;
-- ``shrunk``: the whole page scaled to 70 % (a letter page printed on a smaller sheet; every length shrinks).
+- ``shrunk`` / ``enlarged``: the whole page scaled to 70 % / 130 % (a letter page printed on a smaller sheet, a
+  flowchart drawn for a poster; every length changes with it).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from pathlib import Path
 from dkg.corpus.real_scans import RealPage
 from dkg.errors import CorpusError
 
-FRAME_VARIANTS = ("moved", "bleed", "landscape", "landscape_bleed", "shrunk")
+FRAME_VARIANTS = ("moved", "bleed", "landscape", "landscape_bleed", "shrunk", "enlarged")
 BLEED_PT = 30.0
-SHRINK = 0.7
+SCALES = {"shrunk": 0.7, "enlarged": 1.3}
 # short crop marks drawn in the bleed, outside the CropBox (the corners of a page of width w and height h)
 _CROP_MARK = "q 0 G 0.5 w {x0} {y} m {x1} {y} l S Q\n"
 
@@ -54,8 +55,8 @@ def write_frame_variant(page: RealPage, kind: str, out_dir: Path) -> Path:
         marks = "".join(_CROP_MARK.format(x0=x - 25, x1=x - 5, y=y) for x in (left, right + 30)
                         for y in (bottom - 10, top + 10))
         _append_content(sheet, marks.encode())
-    if kind == "shrunk":
-        sheet.scale_by(SHRINK)
+    if kind in SCALES:
+        sheet.scale_by(SCALES[kind])
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / frame_variant_name(page, kind)
     with target.open("wb") as fh:

@@ -170,7 +170,7 @@ class DocumentParser:
             else:
                 prims = extract_primitives(page, self.index_by_objid)
                 source = "digital"
-                assembly = DEFAULT_SETTINGS
+                assembly = DEFAULT_SETTINGS.for_text_size(t.size for t in prims.tokens if t.text.strip())
                 if not has_text:
                     issues.append("page has no text layer; use --ocr auto or --ocr always to read it")
             layout = assemble(prims, assembly)

@@ -9,7 +9,10 @@ Lengths are PDF points.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from typing import ClassVar
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,20 @@ class AssemblySettings:
     # at least ``title_size_ratio`` times the median size of the page's lines
     title_size_ratio: float = 1.5
     title_size_tol: float = 0.5
+    # the lengths above were chosen on pages whose text is about ``reference_text_pt``: a page drawn larger (its
+    # median glyph size above that, up to ``max_scale`` times) has them grown in proportion (a page printed at
+    # 110 % put connector ends and title bands past the gaps of a 10 pt drawing). A page drawn smaller keeps them:
+    # the own corpus reads right at 7 pt text with gaps drawn for 10 pt
+    reference_text_pt: float = 10.0
+    max_scale: float = 4.0
+
+    # the fields that are lengths in points (grown by :meth:`for_text_size`); the others are ratios, counts,
+    # words or switches
+    LENGTHS: ClassVar[tuple[str, ...]] = (
+        "attach_tol", "corner_gap", "stem_gap", "head_reach", "shadow_offset_max", "shadow_size_tol",
+        "label_on_connector", "label_reach_min", "branch_label_reach", "side_margin", "pointer_min_depth",
+        "pointer_reach", "row_gap", "row_align_tol", "row_overlap", "stack_gap", "piece_gap", "junction_gap",
+        "list_gap_min", "list_gap_max", "list_align_tol", "sibling_gap")
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -117,6 +134,30 @@ class AssemblySettings:
             raise ValueError(f"AssemblySettings.label_max_words must be >= 1; got {self.label_max_words!r}")
         if not all(isinstance(word, str) and word.strip() for word in self.branch_words):
             raise ValueError("AssemblySettings.branch_words must be non-empty strings")
+        if self.reference_text_pt <= 0 or self.max_scale < 1:
+            raise ValueError("AssemblySettings needs reference_text_pt > 0 and max_scale >= 1; got "
+                             f"{self.reference_text_pt!r}, {self.max_scale!r}")
+
+    def scaled(self, factor: float) -> AssemblySettings:
+        """These settings with every length multiplied by ``factor``.
+
+        >>> AssemblySettings().scaled(1.5).attach_tol, AssemblySettings().scaled(1.5).head_base_ratio
+        (7.5, 0.9)
+        """
+        return replace(self, **{name: getattr(self, name) * factor for name in self.LENGTHS})
+
+    def for_text_size(self, sizes: Iterable[float]) -> AssemblySettings:
+        """The settings for a page whose glyphs have ``sizes`` (points): lengths grown by the page's median size
+        over ``reference_text_pt`` when that is above 1 (at most ``max_scale``), else these settings.
+
+        >>> AssemblySettings().for_text_size([13.0, 13.0, 8.0]).attach_tol
+        6.5
+        >>> AssemblySettings().for_text_size([7.0, 9.5]) == AssemblySettings()
+        True
+        """
+        known = [size for size in sizes if size > 0]
+        factor = min(statistics.median(known) / self.reference_text_pt, self.max_scale) if known else 1.0
+        return self.scaled(factor) if factor > 1 else self
 
     def is_branch_label(self, text: str) -> bool:
         """Whether ``text`` only names a branch: ``YES``, ``No``, ``OR``, ``if yes``, ``No improvement``.

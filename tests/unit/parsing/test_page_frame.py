@@ -18,15 +18,17 @@ WIDTH, HEIGHT = 400.0, 300.0
 
 
 def _flowchart(path: Path, picture: Path) -> None:
-    """Two boxes joined by an arrow, and a picture in the lower right corner."""
+    """Two boxes joined by an arrow that starts a little below its source box, and a picture in the lower right
+    corner."""
     from reportlab.pdfgen import canvas
 
     c = canvas.Canvas(str(path), pagesize=(WIDTH, HEIGHT))
+    c.setFont("Helvetica", 10)  # the text size the assembly's lengths were chosen for
     c.rect(40, HEIGHT - 80, 150, 40)
     c.drawString(48, HEIGHT - 64, "Patient stable?")
     c.rect(40, HEIGHT - 200, 150, 40)
     c.drawString(48, HEIGHT - 184, "Observe and reassess")
-    c.line(115, HEIGHT - 80, 115, HEIGHT - 152)
+    c.line(115, HEIGHT - 84, 115, HEIGHT - 152)  # the line starts 4 pt below its box (attach_tol is 5)
     path_ = c.beginPath()
     path_.moveTo(111, HEIGHT - 152)
     path_.lineTo(119, HEIGHT - 152)
@@ -65,8 +67,11 @@ def test_boxes_and_edges_stand_where_the_page_shows_them(pages: dict[str, Path],
     assert [(e.head, e.tail) for e in moved.edges] == [(e.head, e.tail) for e in plain.edges]
 
 
-def test_a_shrunk_page_keeps_its_edges(pages: dict[str, Path]) -> None:
-    assert [(e.head, e.tail) for e in parse_pdf(pages["shrunk"], pages="1").pages[0].edges] == [
+@pytest.mark.parametrize("kind", ["shrunk", "enlarged"])
+def test_a_page_drawn_smaller_or_larger_keeps_its_edges(pages: dict[str, Path], kind: str) -> None:
+    # enlarged by 130 %, the line starts 5.2 pt below its box: past the 5 pt of a 10 pt drawing, within the
+    # tolerance grown with the page's 13 pt text
+    assert [(e.head, e.tail) for e in parse_pdf(pages[kind], pages="1").pages[0].edges] == [
         ("Patient stable?", "Observe and reassess")]
 
 
