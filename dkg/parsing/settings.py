@@ -105,14 +105,14 @@ class AssemblySettings:
     # at least ``title_size_ratio`` times the median size of the page's lines
     title_size_ratio: float = 1.5
     title_size_tol: float = 0.5
-    # the lengths above were chosen on pages whose text is about ``reference_text_pt``: a page drawn larger (its
-    # median glyph size above that, up to ``max_scale`` times) has them grown in proportion (a page printed at
-    # 110 % put connector ends and title bands past the gaps of a 10 pt drawing). A page drawn smaller keeps them:
-    # the own corpus reads right at 7 pt text with gaps drawn for 10 pt
+    # the lengths above were chosen on pages whose text is about ``reference_text_pt``: a page drawn at another
+    # scale (its median glyph size over that, kept within ``min_scale``–``max_scale``) has them scaled in
+    # proportion (a page printed at 110 % put connector ends and title bands past the gaps of a 10 pt drawing)
     reference_text_pt: float = 10.0
+    min_scale: float = 0.5
     max_scale: float = 4.0
 
-    # the fields that are lengths in points (grown by :meth:`for_text_size`); the others are ratios, counts,
+    # the fields that are lengths in points (scaled by :meth:`for_text_size`); the others are ratios, counts,
     # words or switches
     LENGTHS: ClassVar[tuple[str, ...]] = (
         "attach_tol", "corner_gap", "stem_gap", "head_reach", "shadow_offset_max", "shadow_size_tol",
@@ -134,9 +134,9 @@ class AssemblySettings:
             raise ValueError(f"AssemblySettings.label_max_words must be >= 1; got {self.label_max_words!r}")
         if not all(isinstance(word, str) and word.strip() for word in self.branch_words):
             raise ValueError("AssemblySettings.branch_words must be non-empty strings")
-        if self.reference_text_pt <= 0 or self.max_scale < 1:
-            raise ValueError("AssemblySettings needs reference_text_pt > 0 and max_scale >= 1; got "
-                             f"{self.reference_text_pt!r}, {self.max_scale!r}")
+        if self.reference_text_pt <= 0 or not 0 < self.min_scale <= 1 <= self.max_scale:
+            raise ValueError("AssemblySettings needs reference_text_pt > 0 and 0 < min_scale <= 1 <= max_scale; got "
+                             f"{self.reference_text_pt!r}, {self.min_scale!r}, {self.max_scale!r}")
 
     def scaled(self, factor: float) -> AssemblySettings:
         """These settings with every length multiplied by ``factor``.
@@ -147,17 +147,22 @@ class AssemblySettings:
         return replace(self, **{name: getattr(self, name) * factor for name in self.LENGTHS})
 
     def for_text_size(self, sizes: Iterable[float]) -> AssemblySettings:
-        """The settings for a page whose glyphs have ``sizes`` (points): lengths grown by the page's median size
-        over ``reference_text_pt`` when that is above 1 (at most ``max_scale``), else these settings.
+        """The settings for a page whose glyphs have ``sizes`` (points): lengths scaled by the page's median size
+        over ``reference_text_pt`` (kept within ``min_scale``–``max_scale``); these settings for a page without
+        text or of the reference size.
 
         >>> AssemblySettings().for_text_size([13.0, 13.0, 8.0]).attach_tol
         6.5
-        >>> AssemblySettings().for_text_size([7.0, 9.5]) == AssemblySettings()
+        >>> AssemblySettings().for_text_size([7.0, 7.0, 9.5]).attach_tol
+        3.5
+        >>> AssemblySettings().for_text_size([10.0]) == AssemblySettings() == AssemblySettings().for_text_size([])
         True
         """
         known = [size for size in sizes if size > 0]
-        factor = min(statistics.median(known) / self.reference_text_pt, self.max_scale) if known else 1.0
-        return self.scaled(factor) if factor > 1 else self
+        if not known:
+            return self
+        factor = min(max(statistics.median(known) / self.reference_text_pt, self.min_scale), self.max_scale)
+        return self if factor == 1 else self.scaled(factor)
 
     def is_branch_label(self, text: str) -> bool:
         """Whether ``text`` only names a branch: ``YES``, ``No``, ``OR``, ``if yes``, ``No improvement``.
