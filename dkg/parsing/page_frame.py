@@ -27,7 +27,7 @@ class VisiblePage:
 
     def __init__(self, page: Any) -> None:
         self._page = page
-        x0, top, x1, bottom = (float(v) for v in page.cropbox)
+        x0, top, x1, bottom = shown_box(page)
         self.offset = (x0, top)
         self.width = x1 - x0
         self.height = bottom - top
@@ -88,9 +88,30 @@ class VisiblePage:
         return out
 
 
+def shown_box(page: Any) -> tuple[float, float, float, float]:
+    """The part of a pdfplumber ``page`` a viewer shows, ``(x0, top, x1, bottom)`` in pdfplumber's frame: the
+    CropBox clipped to the MediaBox, or the MediaBox when the CropBox is empty or lies wholly outside it (as
+    PDFium reads a CropBox of zero size).
+
+    >>> class Page: cropbox = (0.0, 60.0, 700.0, 852.0); mediabox = (-30.0, 30.0, 642.0, 882.0)
+    >>> shown_box(Page())
+    (0.0, 60.0, 642.0, 852.0)
+    >>> Page.cropbox = (0.0, 792.0, 0.0, 792.0)
+    >>> shown_box(Page())
+    (-30.0, 30.0, 642.0, 882.0)
+    """
+    crop = [float(v) for v in page.cropbox]
+    media = [float(v) for v in page.mediabox]
+    x0, top = max(crop[0], media[0]), max(crop[1], media[1])
+    x1, bottom = min(crop[2], media[2]), min(crop[3], media[3])
+    if x1 - x0 <= 0 or bottom - top <= 0:
+        return media[0], media[1], media[2], media[3]
+    return x0, top, x1, bottom
+
+
 def visible_page(page: Any) -> Any:
-    """``page`` itself when its MediaBox and CropBox both start at the origin (nothing to move), else the page
-    seen through :class:`VisiblePage`."""
-    if tuple(float(v) for v in page.cropbox) == (0.0, 0.0, float(page.width), float(page.height)):
+    """``page`` itself when the part it shows starts at the origin and fills the page (nothing to move or
+    leave out), else the page seen through :class:`VisiblePage`."""
+    if shown_box(page) == (0.0, 0.0, float(page.width), float(page.height)):
         return page
     return VisiblePage(page)

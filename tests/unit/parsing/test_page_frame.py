@@ -95,3 +95,16 @@ def test_a_crop_mark_in_the_bleed_is_not_on_the_page(pages: dict[str, Path]) -> 
 def test_a_page_at_the_origin_is_read_unchanged(pages: dict[str, Path]) -> None:
     with pdfplumber.open(pages["plain"]) as pdf:
         assert visible_page(pdf.pages[0]) is pdf.pages[0]
+
+
+@pytest.mark.parametrize("crop", [(0, 0, 0, 0), (2000, 2000, 2600, 2800)], ids=["empty", "outside the sheet"])
+def test_a_cropbox_that_shows_nothing_reads_the_mediabox(pages: dict[str, Path], tmp_path: Path,
+                                                         crop: tuple[int, int, int, int]) -> None:
+    import pypdf
+    from pypdf.generic import RectangleObject
+
+    writer = pypdf.PdfWriter(clone_from=pages["plain"])
+    writer.pages[0].cropbox = RectangleObject(crop)
+    broken = tmp_path / "broken.pdf"
+    writer.write(broken)
+    assert _boxes(broken) == _boxes(pages["plain"])
