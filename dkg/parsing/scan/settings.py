@@ -105,6 +105,15 @@ class ScanSettings:
     box_psm: int = 6  # tesseract page segmentation for the text of one box (a uniform block)
     free_psm: int = 11  # for text outside boxes (sparse text)
     box_inset_pt: float = 2.0
+    # a box line's word made only of these signs is joined to the word before it (no space is set before them;
+    # tesseract splits one off where the blur widened the gap: ``Shockable ?``); empty turns it off
+    closing_signs: str = "?!:;,.)"
+    # an arrow running into a box's crop across a side (a solid head standing at least ``edge_arrow_clear_pt`` clear
+    # of the crop's sides, its stem reaching one) is painted over before OCR (tesseract reads its head as ``v``)
+    edge_arrows: bool = True
+    edge_arrow_clear_pt: float = 1.0
+    edge_arrow_stem_pt: float = 2.0  # the stem between the head and the side it crosses, at least this long
+    edge_arrow_head_ratio: float = 3.0  # and the head at least this many times as wide as the stem
     # a lone ``|`` in a box's text is a capital I between two words of a line, and at a line's start when the next
     # word begins within this share of the bar's height (a word gap; smog-41 ``| (PR`` opens a line 0.39 of it away)
     bar_word_gap: float = 0.5

@@ -23,7 +23,7 @@ KEPT_SIGNS = frozenset("()+-/<>=%&:;,.?\u2022")
 EDGE_NOISE = "_|~"  # box borders and shadows read at a word's ends
 LONE_BAR = "|"
 # what tesseract reads for a bullet that opens a line of text
-BULLET_READS = frozenset({"e", "©", "@", "¢", "«", "*", "°", "o", "\u2022"})
+BULLET_READS = frozenset({"e", "©", "@", "¢", "«", "»", "*", "°", "o", "\u2022"})
 SPACE_EPSILON_PT = 0.01
 
 
@@ -91,6 +91,8 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
             texts = corrected_line([w[0] for w in words], terms, swaps)
             words = [(text, *word[1:]) for text, word in zip(texts, words, strict=True)]
         words = spaced_slashes(words)
+        if inner_bar_is_i:
+            words = glued_closing_signs(words, chosen.closing_signs)
         size = max(h for *_, h in words) / scale
         previous: BBox | None = None
         for word, left, top, width, height in words:
@@ -161,6 +163,27 @@ def _bar_is_i(words: list[tuple[str, int, int, int, int]], k: int, gap_share: fl
     return words[1][1] - (left + width) <= gap_share * height
 
 
+def glued_closing_signs(words: list[tuple[str, int, int, int, int]], signs: str
+                        ) -> list[tuple[str, int, int, int, int]]:
+    """A line's words with a word made only of closing signs (``signs``: ``?``, ``:``, ``)``, ...) joined to the word
+    before it: writers set no space before them, and tesseract splits one off where the blur widened the gap
+    (smog-48 at 300 dpi: ``Shockable ?``). The joined word's box spans both.
+
+    >>> glued_closing_signs([("Shockable", 0, 2, 90, 12), ("?", 96, 2, 8, 12), ("Yes", 110, 0, 30, 14)], "?:")
+    [('Shockable?', 0, 2, 104, 12), ('Yes', 110, 0, 30, 14)]
+    """
+    out: list[tuple[str, int, int, int, int]] = []
+    for word in words:
+        if out and signs and word[0] and all(c in signs for c in word[0]):
+            text, left, top, width, height = out[-1]
+            bottom = max(top + height, word[2] + word[4])
+            top = min(top, word[2])
+            out[-1] = (text + word[0], left, top, max(left + width, word[1] + word[3]) - left, bottom - top)
+        else:
+            out.append(word)
+    return out
+
+
 def spaced_slashes(words: list[tuple[str, int, int, int, int]]) -> list[tuple[str, int, int, int, int]]:
     """A line's words with a slash spaced on one side only between two words spaced on both (``IV /IO``,
     ``IV/ 10`` → ``IV / IO``): a space lost on one side of a slash is a misread, as the writer spaces a slash on
@@ -201,6 +224,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
             continue
         crop, kept = inside_border_lines(np.ascontiguousarray(gray[y0:y1, x0:x1]), page.ink[y0:y1, x0:x1], settings)
         crop = without_edge_fragments(crop, page.ink[y0:y1, x0:x1], kept, page.px(settings.edge_fragment_pt, 0))
+        crop = without_edge_arrows(crop, page.ink[y0:y1, x0:x1], kept, page, settings)
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
         data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
         data = without_cut_words(data, kept, (x1 - x0, y1 - y0), pad)
@@ -278,6 +302,80 @@ def without_edge_fragments(crop: np.ndarray, ink: np.ndarray, kept: tuple[int, i
     return cv2.inpaint(out, cv2.dilate(mask, np.ones((3, 3), np.uint8)), 3, cv2.INPAINT_TELEA)
 
 
+def without_edge_arrows(crop: np.ndarray, ink: np.ndarray, kept: tuple[int, int, int, int], page: PageImage,
+                        settings: ScanSettings) -> np.ndarray:
+    """A copy of a box's crop with each arrow that runs in across a side of its ``kept`` rectangle painted over with
+    the fill around it (``cv2.inpaint``): an ink piece crossing a side that holds a solid arrowhead (what survives
+    an elliptical opening ``head_open_pt`` wide, ``head_min_pt``-``head_max_pt`` across, at least
+    ``head_min_aspect`` as wide as long) standing clear of that side, its stem reaching the side. Tesseract reads
+    the head as a letter (``v Hypotension / Shock?`` on smog-43 at 300 dpi, ``v Wide QRS?`` on smog-46 at 150
+    dpi). A bold letter cut by a tight crop has its thick part on the side, not clear of it."""
+    out = crop.copy()
+    x0, y0, x1, y1 = kept
+    if not settings.edge_arrows or x1 - x0 < 2 or y1 - y0 < 2:
+        return out
+    inside = np.zeros(ink.shape, np.uint8)
+    inside[y0:y1, x0:x1] = (ink[y0:y1, x0:x1] > 0).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=8)
+    crossing = [k for k in range(1, count)
+                if stats[k][0] <= x0 or stats[k][1] <= y0 or stats[k][0] + stats[k][2] >= x1
+                or stats[k][1] + stats[k][3] >= y1]
+    if not crossing:
+        return out
+    k = page.px(settings.head_open_pt, 3)
+    solid = cv2.morphologyEx(inside * 255, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, _, hs, _ = cv2.connectedComponentsWithStats((solid > 0).astype(np.uint8), connectivity=8)
+    least, most = settings.head_min_pt * page.ppt, settings.head_max_pt * page.ppt
+    clear = page.px(settings.edge_arrow_clear_pt)
+    arrows = set()
+    for i in range(1, n):
+        hx, hy, hw, hh, _ = (int(v) for v in hs[i])
+        if not (least <= max(hw, hh) <= most and min(hw, hh) >= settings.head_min_aspect * max(hw, hh)):
+            continue
+        if hx - x0 < clear or hy - y0 < clear or x1 - (hx + hw) < clear or y1 - (hy + hh) < clear:
+            continue
+        piece = int(np.bincount(labels[hy:hy + hh, hx:hx + hw].ravel(), minlength=2)[1:].argmax() + 1)
+        if piece in crossing and _stem_to_side(labels == piece, (hx, hy, hx + hw, hy + hh), kept, page, settings):
+            arrows.add(piece)
+    if not arrows:
+        return out
+    mask = np.isin(labels, sorted(arrows)).astype(np.uint8) * 255
+    return cv2.inpaint(out, cv2.dilate(mask, np.ones((3, 3), np.uint8)), 3, cv2.INPAINT_TELEA)
+
+
+def _stem_to_side(piece: np.ndarray, head: tuple[int, int, int, int], kept: tuple[int, int, int, int],
+                  page: PageImage, settings: ScanSettings) -> bool:
+    """Whether the ink ``piece`` is its ``head`` and a stem running from it to a side of ``kept``: every row (or
+    column) between the head and that side holds ink, at least ``edge_arrow_stem_pt`` of them, none wider than
+    ``line_max_thickness_pt``, the head at least ``edge_arrow_head_ratio`` times as wide as the stem (a bold ``k``
+    whose ascender reaches the side has a joint little wider than its stem), and the piece no wider across the stem
+    than the head (a letter whose descender runs off the crop has the other letters of its word beside it)."""
+    hx0, hy0, hx1, hy1 = head
+    x0, y0, x1, y1 = kept
+    thick, least = page.px(settings.line_max_thickness_pt), page.px(settings.edge_arrow_stem_pt)
+    cx, cy = (hx0 + hx1) // 2, (hy0 + hy1) // 2
+    strips = (piece[y0:hy0, max(x0, cx - thick):cx + thick + 1], piece[hy1:y1, max(x0, cx - thick):cx + thick + 1],
+              piece[max(y0, cy - thick):cy + thick + 1, x0:hx0].T, piece[max(y0, cy - thick):cy + thick + 1, hx1:x1].T)
+    ys, xs = np.nonzero(piece)
+    margin = page.px(settings.edge_arrow_clear_pt)
+    for k, strip in enumerate(strips):
+        # the piece is the head and its stem only: no wider across the stem than the head (no letters beside it)
+        if k < 2 and (xs.min() < hx0 - margin or xs.max() >= hx1 + margin):
+            continue
+        if k >= 2 and (ys.min() < hy0 - margin or ys.max() >= hy1 + margin):
+            continue
+        reach = strip[:, :] if k in (1, 3) else strip[::-1]  # rows from the head outwards
+        if reach.shape[0] < least or not reach.any(axis=1).all():
+            continue
+        full = piece[y0:hy0] if k == 0 else piece[hy1:y1] if k == 1 else piece[:, x0:hx0].T if k == 2 \
+            else piece[:, hx1:x1].T
+        widths = full.sum(axis=1)
+        across = (hx1 - hx0) if k < 2 else (hy1 - hy0)
+        if widths.max() <= thick and across >= settings.edge_arrow_head_ratio * float(np.median(widths)):
+            return True
+    return False
+
+
 def without_cut_words(data: dict[str, list[Any]], kept: tuple[int, int, int, int], full: tuple[int, int],
                       offset: int) -> dict[str, list[Any]]:
     """The word table of a crop without the words that reach a border line blanked by :func:`inside_border_lines`
@@ -324,7 +422,9 @@ def unread_bullets(data: dict[str, list[Any]], ink: np.ndarray, offset: int, set
         return data
     lines: dict[tuple[int, int, int], list[int]] = defaultdict(list)
     for i, text in enumerate(data.get("text", [])):
-        if str(text).strip() and float(data["conf"][i]) >= settings.min_box_conf:
+        # a bullet read with little confidence (``¢``, 7, on smog-43 at 150 dpi) is still a line's first word
+        if str(text).strip() and (float(data["conf"][i]) >= settings.min_box_conf
+                                  or str(text).strip() in BULLET_READS):
             lines[(int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))].append(i)
     firsts = {key: min(idx, key=lambda i: int(data["left"][i])) for key, idx in lines.items()}
     opens = {key: str(data["text"][i]).strip() in BULLET_READS and len(lines[key]) > 1 for key, i in firsts.items()}
@@ -334,8 +434,27 @@ def unread_bullets(data: dict[str, list[Any]], ink: np.ndarray, offset: int, set
     dots = [tuple(int(v) for v in stats[k][:5]) for k in range(1, count)]
     out = {k: list(v) for k, v in data.items()}
     narrow, wide = settings.bullet_aspect
+
+    def dot_before(key: tuple[int, int, int], left: int) -> tuple[int, int, int, int] | None:
+        """A small solid dot ending at most ``bullet_gap`` line heights before ``left``, on the line's height."""
+        rest = [i for i in lines[key] if i != firsts[key]] or lines[key]
+        top = min(int(data["top"][i]) for i in rest) - offset
+        bottom = max(int(data["top"][i]) + int(data["height"][i]) for i in rest) - offset
+        size = bottom - top
+        for x, y, w, h, area in dots:
+            if (low * size <= max(w, h) <= high * size and narrow * h <= w <= wide * h
+                    and area >= settings.bullet_fill * w * h
+                    and left - settings.bullet_gap * size <= x + w <= left and top <= y + h / 2 <= bottom):
+                return x, y, w, h
+        return None
+
     for key, first in firsts.items():
         if opens[key]:
+            # a bullet read with little confidence is kept where a dot stands there (its own box holds it)
+            if float(data["conf"][first]) < settings.min_box_conf:
+                word_right = int(data["left"][first]) + int(data["width"][first]) - offset
+                if dot_before(key, word_right + 1) is not None:
+                    out["text"][first], out["conf"][first] = "\u2022", float(settings.min_box_conf)
             continue
         top = min(int(data["top"][i]) for i in lines[key]) - offset
         bottom = max(int(data["top"][i]) + int(data["height"][i]) for i in lines[key]) - offset

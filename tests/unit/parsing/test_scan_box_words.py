@@ -60,7 +60,7 @@ def test_a_sign_far_after_a_line_is_a_pictogram_not_text() -> None:
     far = [("Move", 96, 237, 83), ("to", 96, 331, 32), ("*", 84, 469, 41)]
     assert _box_text(far) == "Move to"
     near = [("Pearls", 96, 0, 90), (".", 80, 95, 6)]
-    assert _box_text(near) == "Pearls ."
+    assert _box_text(near) == "Pearls."  # kept as punctuation, joined to its word (``closing_signs``)
     off = dataclasses.replace(DEFAULT_SETTINGS, lone_sign_gap=0.0)
     assert _box_text(far, off) == "Move to *"
 
