@@ -7,7 +7,10 @@ The parser must read every variant as it reads the original (``bench/parser_benc
 - ``landscape``: the drawing turned a quarter on a landscape MediaBox, with ``/Rotate 90`` to show it upright;
 - ``landscape_bleed``: both of the last two;
 - ``shrunk`` / ``enlarged``: the whole page scaled to 70 % / 130 % (a letter page printed on a smaller sheet, a
-  flowchart drawn for a poster; every length changes with it).
+  flowchart drawn for a poster; every length changes with it);
+- ``no_unicode``: the Unicode maps (``/ToUnicode``) of the page's composite fonts removed, as producers that
+  subset fonts without one write them: their glyphs have no character (the real pages' bullets and ``β`` on the
+  SMOG pages, nearly all the text on cbrn-12).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 from dkg.corpus.real_scans import RealPage
 from dkg.errors import CorpusError
 
-FRAME_VARIANTS = ("moved", "bleed", "landscape", "landscape_bleed", "shrunk", "enlarged")
+FRAME_VARIANTS = ("moved", "bleed", "landscape", "landscape_bleed", "shrunk", "enlarged", "no_unicode")
 BLEED_PT = 30.0
 SCALES = {"shrunk": 0.7, "enlarged": 1.3}
 # short crop marks drawn in the bleed, outside the CropBox (the corners of a page of width w and height h)
@@ -57,6 +60,8 @@ def write_frame_variant(page: RealPage, kind: str, out_dir: Path) -> Path:
         _append_content(sheet, marks.encode())
     if kind in SCALES:
         sheet.scale_by(SCALES[kind])
+    if kind == "no_unicode":
+        _without_unicode_maps(sheet)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / frame_variant_name(page, kind)
     with target.open("wb") as fh:
@@ -74,3 +79,14 @@ def _append_content(sheet: object, content: bytes) -> None:
     overlay = pypdf.PageObject.create_blank_page(width=1, height=1)
     overlay[NameObject("/Contents")] = stream
     sheet.merge_page(overlay)  # type: ignore[attr-defined]
+
+
+def _without_unicode_maps(sheet: object) -> None:
+    """Remove ``/ToUnicode`` from every composite (Type0) font of the page."""
+    from pypdf.generic import NameObject
+
+    fonts = sheet["/Resources"].get("/Font", {})  # type: ignore[index]
+    for ref in fonts.values():
+        font = ref.get_object()
+        if font.get("/Subtype") == "/Type0" and "/ToUnicode" in font:
+            del font[NameObject("/ToUnicode")]

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import replace
 from typing import Any
 
 from dkg.parsing.geometry import BBox, Point, point_segment_distance, polygon_area
 from dkg.parsing.models import LinkAnnotation, PagePrimitives, Segment, Shape, Token
+from dkg.parsing.settings import DEFAULT_TEXT_LAYER_SETTINGS, TextLayerSettings
 
 THIN = 1.6
 # typographic ligatures are the letters they join (``ﬁ`` → ``fi``), as a reader would type them
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
              "\ufb06": "st"}
+# how pdfminer writes a glyph its font gives no character for
+UNMAPPED = re.compile(r"\(cid:\d+\)")
+BULLET = "\u2022"
+UNKNOWN = "\ufffd"  # the Unicode replacement character: a glyph whose character is not known
 
 
 def _is_dashed(obj: dict[str, Any]) -> bool:
@@ -53,13 +60,30 @@ def _closed(obj: dict[str, Any], pts: list[Point]) -> bool:
     return bool(obj.get("fill")) and len(pts) >= 3
 
 
-def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> PagePrimitives:
-    """Read one pdfplumber page into primitives (coordinates in points, origin top-left)."""
+def unmapped_share(chars: list[dict[str, Any]]) -> float:
+    """The share of the visible glyphs in ``chars`` that have no character (``(cid:N)``)."""
+    visible = [c for c in chars if c.get("text", "").strip()]
+    return sum(1 for c in visible if UNMAPPED.fullmatch(c["text"])) / len(visible) if visible else 0.0
+
+
+def extract_primitives(page: Any, page_index_by_objid: dict[object, int],
+                       text_layer: TextLayerSettings = DEFAULT_TEXT_LAYER_SETTINGS) -> PagePrimitives:
+    """Read one pdfplumber page into primitives (coordinates in points, origin top-left). A glyph with no
+    character is a list bullet (``text_layer``) or ``\ufffd``; ``prims.unmapped_*`` count them."""
     prims = PagePrimitives(page.page_number, float(page.width), float(page.height), "digital")
     seen: set[tuple[str, int, int]] = set()
+    symbols: list[Token] = []
+    unknown: list[Token] = []
     for char in page.chars:
         text = char.get("text", "")
         if not text:
+            continue
+        if UNMAPPED.fullmatch(text):
+            # never left out: a digit dropped from a dose would read as another dose
+            prims.unmapped_glyphs += 1
+            bbox = BBox(float(char["x0"]), float(char["top"]), float(char["x1"]), float(char["bottom"]))
+            glyph = Token(UNKNOWN, bbox, float(char.get("size") or bbox.height))
+            (symbols if text_layer.is_symbol_font(str(char.get("fontname", ""))) else unknown).append(glyph)
             continue
         text = LIGATURES.get(text, text)
         if all(0xE000 <= ord(ch) <= 0xF8FF for ch in text):
@@ -71,7 +95,10 @@ def extract_primitives(page: Any, page_index_by_objid: dict[object, int]) -> Pag
             continue
         seen.add(key)
         prims.tokens.append(Token(text, bbox, float(char.get("size") or bbox.height)))
-    prims.tokens = _ordinal_suffixes(_drop_covered_spaces(prims.tokens))
+    leading = [_first_on_line(t, prims.tokens) for t in symbols]
+    glyphs = [replace(t, text=BULLET) if lead else t for t, lead in zip(symbols, leading, strict=True)]
+    prims.unmapped_bullets = sum(leading)
+    prims.tokens = _ordinal_suffixes(_drop_covered_spaces(prims.tokens + glyphs + unknown))
 
     for rect in page.rects:
         bbox = BBox(float(rect["x0"]), float(rect["top"]), float(rect["x1"]), float(rect["bottom"]))
@@ -365,3 +392,11 @@ def _link_target(annot: dict[str, Any], index_by_objid: dict[object, int], page:
         if isinstance(ref, int):
             return ref
     return None
+
+
+def _first_on_line(glyph: Token, tokens: list[Token]) -> bool:
+    """Whether no visible glyph stands within a glyph size left of ``glyph`` on its line (it leads its line, as a
+    list bullet does; a sign inside a phrase has a word right before it)."""
+    middle = (glyph.bbox.top + glyph.bbox.bottom) / 2
+    return not any(t.text.strip() and t.bbox.top <= middle <= t.bbox.bottom
+                   and -0.5 < glyph.bbox.x0 - t.bbox.x1 < glyph.size for t in tokens)

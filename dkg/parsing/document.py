@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from dkg.errors import ParseError, ServiceError
 from dkg.parsing.assemble import PAGE_CODE, PageLayout, assemble
-from dkg.parsing.digital import extract_primitives
+from dkg.parsing.digital import extract_primitives, unmapped_share
 from dkg.parsing.figures import describe, figure_regions, is_searchable_scan, merge_figure, place, read_figure
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import (
@@ -32,7 +32,7 @@ from dkg.parsing.models import (
 )
 from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconcile_note_keys
 from dkg.parsing.page_frame import visible_page
-from dkg.parsing.settings import DEFAULT_SETTINGS
+from dkg.parsing.settings import DEFAULT_SETTINGS, DEFAULT_TEXT_LAYER_SETTINGS
 from dkg.parsing.textlayout import Line, TextBlock, collapse, group_blocks, render, words_of
 from dkg.services.tesseract import TesseractNotFoundError
 from dkg.types import HeadTailEdge
@@ -158,6 +158,7 @@ class DocumentParser:
             if scan_with_text:
                 issues.append("page is a scan with a text layer laid over it (an image covers the page and no "
                               "line or shape is drawn); read by OCR")
+            unmapped = unmapped_share(page.chars) if has_text else 0.0
             if self.ocr is OCRMode.ALWAYS or (self.ocr is OCRMode.AUTO and not has_text) or scan_with_text:
                 if not has_text and self._is_blank(index):
                     return _PageState(index, PageLayout([], [], [], [], [], None, []), "blank",
@@ -170,6 +171,13 @@ class DocumentParser:
             else:
                 prims = extract_primitives(page, self.index_by_objid)
                 source = "digital"
+                if unmapped >= DEFAULT_TEXT_LAYER_SETTINGS.unmapped_ocr_share:
+                    issues.append(self._read_text_by_ocr(index, prims, unmapped))
+                elif prims.unmapped_glyphs:
+                    issues.append(f"{prims.unmapped_glyphs} glyph(s) have no character in the PDF (a font embedded "
+                                  f"without a Unicode map): {prims.unmapped_bullets} leading a line in a symbol font "
+                                  "read as list bullets, the others shown as \ufffd; check those boxes against the "
+                                  "PDF")
                 assembly = DEFAULT_SETTINGS.for_text_size(t.size for t in prims.tokens if t.text.strip())
                 if not has_text:
                     issues.append("page has no text layer; use --ocr auto or --ocr always to read it")
@@ -192,6 +200,21 @@ class DocumentParser:
         state = _PageState(index, layout, source, time.perf_counter() - start, issues, links)
         state.pixel_regions = regions
         return state
+
+    def _read_text_by_ocr(self, index: int, prims: PagePrimitives, unmapped: float) -> str:
+        """Replace the words of a page whose text layer has no characters by the words OCR reads over its vector
+        drawing (``--ocr auto``); the issue that says what was done."""
+        from dkg.parsing.ocr_layer import ocr_text_tokens
+
+        problem = (f"{unmapped:.0%} of the page's glyphs have no character in the PDF (fonts embedded without a "
+                   "Unicode map)")
+        if self.ocr is not OCRMode.AUTO:
+            return f"{problem}; their text is shown as \ufffd (use --ocr auto to read the words by OCR)"
+        try:
+            prims.tokens = ocr_text_tokens(self._render(index), prims.width)
+        except (TesseractNotFoundError, ServiceError) as exc:
+            return f"{problem}; their text is shown as \ufffd (OCR could not read it: {exc})"
+        return f"{problem}; its words were read by OCR over its vector boxes and lines (box texts are OCR)"
 
     def _with_figures(self, index: int, page: Any, prims: PagePrimitives, layout: PageLayout,
                       issues: list[str]) -> tuple[PageLayout, list[PixelRegion]]:

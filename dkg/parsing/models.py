@@ -79,6 +79,9 @@ class PagePrimitives:
     segments: list[Segment] = field(default_factory=list)
     arrowheads: list[Shape] = field(default_factory=list)
     links: list[LinkAnnotation] = field(default_factory=list)
+    # glyphs of the text layer with no character (``(cid:N)``): left out, or read as list bullets
+    unmapped_glyphs: int = 0
+    unmapped_bullets: int = 0
 
 
 @dataclass

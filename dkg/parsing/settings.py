@@ -227,3 +227,37 @@ class FigureSettings:
 
 
 DEFAULT_FIGURE_SETTINGS = FigureSettings()
+
+
+@dataclass(frozen=True)
+class TextLayerSettings:
+    """When a born-digital page's text layer is read, and what is made of glyphs it cannot map to characters.
+
+    A font embedded without a ToUnicode map (and with no standard encoding) gives pdfminer glyph numbers,
+    ``(cid:120)``, instead of characters."""
+
+    # a page on which at least this share of the glyphs have no character has its words read by OCR over its
+    # vector drawing (tesseract's page segmentation mode ``ocr_psm``: automatic layout)
+    unmapped_ocr_share: float = 0.2
+    ocr_psm: int = 3
+    # a glyph with no character from a font whose name holds one of these words, standing first on its line, is a
+    # list bullet (``•``); any other glyph with no character is kept as ``\ufffd`` (a digit left out of a dose
+    # would read as another dose)
+    symbol_fonts: tuple[str, ...] = ("symbol", "wingdings", "dingbats", "webdings")
+
+    def __post_init__(self) -> None:
+        if not 0 < self.unmapped_ocr_share <= 1:
+            raise ValueError("TextLayerSettings.unmapped_ocr_share must be in (0, 1]; got "
+                             f"{self.unmapped_ocr_share!r}")
+
+    def is_symbol_font(self, fontname: str) -> bool:
+        """Whether ``fontname`` (subset prefix and style included) names a symbol font.
+
+        >>> TextLayerSettings().is_symbol_font("UZRVUZ+SymbolMT"), TextLayerSettings().is_symbol_font("ArialMT")
+        (True, False)
+        """
+        lowered = fontname.lower()
+        return any(word in lowered for word in self.symbol_fonts)
+
+
+DEFAULT_TEXT_LAYER_SETTINGS = TextLayerSettings()
