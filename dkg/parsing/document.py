@@ -158,7 +158,6 @@ class DocumentParser:
             if scan_with_text:
                 issues.append("page is a scan with a text layer laid over it (an image covers the page and no "
                               "line or shape is drawn); read by OCR")
-            unmapped = unmapped_share(page.chars) if has_text else 0.0
             if self.ocr is OCRMode.ALWAYS or (self.ocr is OCRMode.AUTO and not has_text) or scan_with_text:
                 if not has_text and self._is_blank(index):
                     return _PageState(index, PageLayout([], [], [], [], [], None, []), "blank",
@@ -171,6 +170,8 @@ class DocumentParser:
             else:
                 prims = extract_primitives(page, self.index_by_objid)
                 source = "digital"
+                # the share is counted only on a page that has such glyphs (one more pass over its characters)
+                unmapped = unmapped_share(page.chars) if prims.unmapped_glyphs else 0.0
                 if unmapped >= DEFAULT_TEXT_LAYER_SETTINGS.unmapped_ocr_share:
                     issues.append(self._read_text_by_ocr(index, prims, unmapped))
                 elif prims.unmapped_glyphs:

@@ -22,6 +22,11 @@ _TOP_KEYS = ("top", "bottom", "doctop")
 _EDGE_SLACK = 0.5
 
 
+def _visible_objects(name: str) -> cached_property[list[dict[str, Any]]]:
+    """The pdfplumber page's object list ``name``, moved into the visible frame (read once)."""
+    return cached_property(lambda self: self._visible(getattr(self._page, name) or []))
+
+
 class VisiblePage:
     """The objects of one pdfplumber ``page`` in the visible (CropBox) frame; see the module docstring."""
 
@@ -35,29 +40,12 @@ class VisiblePage:
         self.pdf = page.pdf
         self.page_obj = page.page_obj
 
-    @cached_property
-    def chars(self) -> list[dict[str, Any]]:
-        return self._visible(self._page.chars)
-
-    @cached_property
-    def rects(self) -> list[dict[str, Any]]:
-        return self._visible(self._page.rects)
-
-    @cached_property
-    def lines(self) -> list[dict[str, Any]]:
-        return self._visible(self._page.lines)
-
-    @cached_property
-    def curves(self) -> list[dict[str, Any]]:
-        return self._visible(self._page.curves)
-
-    @cached_property
-    def images(self) -> list[dict[str, Any]]:
-        return self._visible(self._page.images)
-
-    @cached_property
-    def annots(self) -> list[dict[str, Any]]:
-        return self._visible(self._page.annots or [])
+    chars = _visible_objects("chars")
+    rects = _visible_objects("rects")
+    lines = _visible_objects("lines")
+    curves = _visible_objects("curves")
+    images = _visible_objects("images")
+    annots = _visible_objects("annots")
 
     def extract_text(self, **kwargs: Any) -> str:
         return str(self._page.extract_text(**kwargs) or "")
