@@ -17,6 +17,7 @@ from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Segment
 from dkg.parsing.output import sidecar
 from dkg.parsing.settings import FigureSettings
+from tests.unit.reportlab_sheet import Sheet
 
 DPI = 200
 # where the picture stands on the page, in points (origin top-left)
@@ -45,25 +46,16 @@ def _figure_png() -> bytes:
 def _page_with_figure(path: Path) -> Path:
     """A born-digital page: a vector flowchart (two boxes, one arrow) above a flowchart drawn as an image."""
     from reportlab.lib.utils import ImageReader
-    from reportlab.pdfgen import canvas
 
-    height = 792.0
-    pdf = canvas.Canvas(str(path), pagesize=(612, height))
-    pdf.setFont("Helvetica", 11)
-    pdf.drawString(72, height - 60, "Figure: mitigation steps drawn as a picture")
+    s = Sheet(path, font="Helvetica", size=11)
+    s.text(72, 49, "Figure: mitigation steps drawn as a picture")
     for top, word in ((100, "Recognise the event"), (200, "Report it")):
-        pdf.rect(200, height - top - 40, 200, 40)
-        pdf.drawString(215, height - top - 25, word)
-    pdf.line(300, height - 140, 300, height - 193)
-    arrow = pdf.beginPath()
-    arrow.moveTo(296, height - 192)
-    arrow.lineTo(304, height - 192)
-    arrow.lineTo(300, height - 200)
-    arrow.close()
-    pdf.drawPath(arrow, fill=1, stroke=0)
-    pdf.drawImage(ImageReader(io.BytesIO(_figure_png())), FIGURE.x0, height - FIGURE.bottom, FIGURE.width,
-                  FIGURE.height)
-    pdf.save()
+        s.box(200, top, 200, 40)
+        s.text(215, top + 14, word)
+    s.line((300, 140), (300, 193))
+    s.polygon((296, 192), (304, 192), (300, 200))
+    s.image(ImageReader(io.BytesIO(_figure_png())), FIGURE.x0, FIGURE.top, FIGURE.width, FIGURE.height)
+    s.save()
     return path
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,72 +12,15 @@ from dkg.parsing import parse_pdf
 from dkg.parsing.digital import _arrow_in_one_path
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import ParsedPage
-
-HEIGHT = 792.0
-FONT = "Vera"
-
-
-class Sheet:
-    """A reportlab page drawn in top-left coordinates (like the parser's)."""
-
-    def __init__(self, canvas: Any) -> None:
-        from reportlab.pdfbase import pdfmetrics
-        from reportlab.pdfbase.ttfonts import TTFont
-
-        # reportlab's own Vera font (shipped with it) embeds a Unicode map: the standard Helvetica writes
-        # a bullet that pdfminer cannot map back ("(cid:127)")
-        pdfmetrics.registerFont(TTFont("Vera", "Vera.ttf"))
-        self.c = canvas
-        self.c.setFont(FONT, 10)
-
-    def box(self, x: float, top: float, w: float, h: float, *lines: str, fill: tuple[float, float, float] | None
-            = None, stroke: bool = True, radius: float = 0.0) -> None:
-        if fill is not None:
-            self.c.setFillColorRGB(*fill)
-        if radius:
-            self.c.roundRect(x, HEIGHT - top - h, w, h, radius, stroke=int(stroke), fill=int(fill is not None))
-        else:
-            self.c.rect(x, HEIGHT - top - h, w, h, stroke=int(stroke), fill=int(fill is not None))
-        self.c.setFillColorRGB(0, 0, 0)
-        for i, line in enumerate(lines):
-            self.c.drawString(x + 6, HEIGHT - top - 14 - 12 * i, line)
-
-    def text(self, x: float, top: float, words: str, size: float = 10) -> None:
-        self.c.setFont(FONT, size)
-        self.c.drawString(x, HEIGHT - top - size, words)
-        self.c.setFont(FONT, 10)
-
-    def line(self, *points: tuple[float, float]) -> None:
-        path = self.c.beginPath()
-        path.moveTo(points[0][0], HEIGHT - points[0][1])
-        for x, y in points[1:]:
-            path.lineTo(x, HEIGHT - y)
-        self.c.drawPath(path, stroke=1, fill=0)
-
-    def polygon(self, *points: tuple[float, float], fill: tuple[float, float, float] = (0, 0, 0)) -> None:
-        self.c.setFillColorRGB(*fill)
-        path = self.c.beginPath()
-        path.moveTo(points[0][0], HEIGHT - points[0][1])
-        for x, y in points[1:]:
-            path.lineTo(x, HEIGHT - y)
-        path.close()
-        self.c.drawPath(path, stroke=0, fill=1)
-        self.c.setFillColorRGB(0, 0, 0)
-
-    def arrow_down(self, x: float, top: float, bottom: float) -> None:
-        self.line((x, top), (x, bottom - 7))
-        self.polygon((x - 4, bottom - 7), (x + 4, bottom - 7), (x, bottom))
+from tests.unit.reportlab_sheet import Sheet
 
 
 def _parse(tmp_path: Path, draw: Callable[[Sheet], None]) -> ParsedPage:
-    from reportlab.pdfgen import canvas
-
     path = tmp_path / "layout.pdf"
-    pdf = canvas.Canvas(str(path), pagesize=(612, HEIGHT))
-    sheet = Sheet(pdf)
+    sheet = Sheet(path)
     sheet.text(72, 30, "A flowchart drawn by another publisher")
     draw(sheet)
-    pdf.save()
+    sheet.save()
     return parse_pdf(path, ocr="never").pages[0]
 
 
@@ -191,9 +133,9 @@ def test_arrowhead_drawn_in_outline_only_is_an_arrowhead(parse: Callable[..., Pa
     def head(s: Sheet) -> None:
         s.line((300, 170), (300, 118))
         path = s.c.beginPath()
-        path.moveTo(295, HEIGHT - 118)
-        path.lineTo(305, HEIGHT - 118)
-        path.lineTo(300, HEIGHT - 110)
+        path.moveTo(295, s.height - 118)
+        path.lineTo(305, s.height - 118)
+        path.lineTo(300, s.height - 110)
         path.close()
         s.c.drawPath(path, stroke=1, fill=0)
 
@@ -204,7 +146,7 @@ def test_line_and_head_filled_as_one_path_is_an_arrow(parse: Callable[..., Parse
     def head(s: Sheet) -> None:
         path = s.c.beginPath()
         for n, (x, y) in enumerate(((300, 170), (300, 118), (295, 118), (300, 110), (305, 118), (300, 118))):
-            (path.moveTo if n == 0 else path.lineTo)(x, HEIGHT - y)
+            (path.moveTo if n == 0 else path.lineTo)(x, s.height - y)
         s.c.drawPath(path, stroke=1, fill=1)
 
     assert _pairs(parse(_upward(head))) == {("Lower step", "Upper step")}

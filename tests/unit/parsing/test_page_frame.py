@@ -13,6 +13,7 @@ from dkg.corpus.page_frames import FRAME_VARIANTS, write_frame_variant
 from dkg.corpus.real_scans import RealPage
 from dkg.parsing import parse_pdf
 from dkg.parsing.page_frame import VisiblePage, visible_page
+from tests.unit.reportlab_sheet import Sheet
 
 WIDTH, HEIGHT = 400.0, 300.0
 
@@ -20,23 +21,15 @@ WIDTH, HEIGHT = 400.0, 300.0
 def _flowchart(path: Path, picture: Path) -> None:
     """Two boxes joined by an arrow that starts a little below its source box, and a picture in the lower right
     corner."""
-    from reportlab.pdfgen import canvas
-
-    c = canvas.Canvas(str(path), pagesize=(WIDTH, HEIGHT))
-    c.setFont("Helvetica", 10)  # the text size the assembly's lengths were chosen for
-    c.rect(40, HEIGHT - 80, 150, 40)
-    c.drawString(48, HEIGHT - 64, "Patient stable?")
-    c.rect(40, HEIGHT - 200, 150, 40)
-    c.drawString(48, HEIGHT - 184, "Observe and reassess")
-    c.line(115, HEIGHT - 84, 115, HEIGHT - 152)  # the line starts 4 pt below its box (attach_tol is 5)
-    path_ = c.beginPath()
-    path_.moveTo(111, HEIGHT - 152)
-    path_.lineTo(119, HEIGHT - 152)
-    path_.lineTo(115, HEIGHT - 160)
-    path_.close()
-    c.drawPath(path_, stroke=0, fill=1)
-    c.drawImage(str(picture), 260, HEIGHT - 260, 100, 60)
-    c.save()
+    s = Sheet(path, width=WIDTH, height=HEIGHT, font="Helvetica")  # 10 pt: the size the assembly's lengths suit
+    s.box(40, 40, 150, 40)
+    s.text(48, 54, "Patient stable?")
+    s.box(40, 160, 150, 40)
+    s.text(48, 174, "Observe and reassess")
+    s.line((115, 84), (115, 152))  # the line starts 4 pt below its box (attach_tol is 5)
+    s.polygon((111, 152), (119, 152), (115, 160))
+    s.image(str(picture), 260, 200, 100, 60)
+    s.save()
 
 
 @pytest.fixture(scope="module")
