@@ -11,26 +11,46 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
-from typing import ClassVar
+from dataclasses import Field, dataclass, field, fields, replace
+from typing import Any
+
+_LENGTH = "length"
+
+
+def length(default: float) -> float:
+    """A settings field that is a length in points, marked in its metadata: :meth:`AssemblySettings.scaled`
+    multiplies it (the other fields are ratios, counts, words or switches)."""
+    return field(default=default, metadata={_LENGTH: True})
+
+
+def is_length(item: Field[Any]) -> bool:
+    """Whether the dataclass field ``item`` was declared with :func:`length`.
+
+    >>> [is_length(item) for item in fields(AssemblySettings) if item.name in ("attach_tol", "head_base_ratio")]
+    [True, False]
+    """
+    return bool(item.metadata.get(_LENGTH, False))
 
 
 @dataclass(frozen=True)
 class AssemblySettings:
-    """Every threshold of the assembly stage."""
+    """Every threshold of the assembly stage.
+
+    The fields declared with :func:`length` are lengths in points, scaled with the page's text size
+    (:meth:`for_text_size`); the others are ratios, counts, words or switches."""
 
     # a stroke end this close to a box attaches to it
-    attach_tol: float = 5.0
+    attach_tol: float = length(5.0)
     # scans: the widest gap bridged between two free stroke ends (a corner whose ink broke), and the longest
     # source stem a scan may lose (the one box standing this close to a headless start is its source)
-    corner_gap: float = 9.0
-    stem_gap: float = 12.0
+    corner_gap: float = length(9.0)
+    stem_gap: float = length(12.0)
     # an arrowhead whose tip stops this short of a box still enters it (publishers leave a gap before the box)
-    head_reach: float = 9.0
+    head_reach: float = length(9.0)
     # a filled shape the same size as another shape (within ``shadow_size_tol``) and offset from it by at most
     # ``shadow_offset_max`` in x and y is that shape's drop shadow, not a second box
-    shadow_offset_max: float = 4.5
-    shadow_size_tol: float = 1.5
+    shadow_offset_max: float = length(4.5)
+    shadow_size_tol: float = length(1.5)
     # a box or free text whose first word is a branch word and that has at most ``label_max_words`` words is a
     # branch label (YES / NO / OR / "if yes" / "No improvement"), not a node
     branch_words: tuple[str, ...] = ("yes", "no", "y", "n", "or", "if", "else", "otherwise", "true", "false",
@@ -38,7 +58,7 @@ class AssemblySettings:
     label_max_words: int = 3
     # a label (branch-label box, or free text) stands in a connector's path when a stroke end or arrowhead comes
     # this close to it; free text reached by two or more such ends is a label whatever its words
-    label_on_connector: float = 10.0
+    label_on_connector: float = length(10.0)
     # free branch text with stroke ends on two of its sides (a line broken for the label that goes on) is that
     # line's label on scanned pages too; off for the rule-based scan reader, whose broken strokes leave ends
     # everywhere, on for the scan pipeline's traced networks (``ScanSettings.pipeline_assembly``)
@@ -49,31 +69,31 @@ class AssemblySettings:
     # free text (or a label box standing on no stroke) labels the nearest connector within this many times its
     # font size (at least ``label_reach_min``)
     label_reach_ratio: float = 1.6
-    label_reach_min: float = 14.0
+    label_reach_min: float = length(14.0)
     # a branch label further than this from every connector is at most a note
-    branch_label_reach: float = 30.0
+    branch_label_reach: float = length(30.0)
     # a headless stroke counts as touching a box only where it meets a box side end-on, at least this far
     # inside the side's ends (a rule running along the top of a row of boxes touches none of them)
-    side_margin: float = 1.0
+    side_margin: float = length(1.0)
     # a polygon box with one vertex standing out of a straight side by at least this much is a box with a
     # pointer (a chevron drawn as part of the box): the pointer is a block arrow into the box it reaches
-    pointer_min_depth: float = 6.0
-    pointer_reach: float = 10.0  # the box a pointer enters stands at most this far from its tip
+    pointer_min_depth: float = length(6.0)
+    pointer_reach: float = length(10.0)  # the box a pointer enters stands at most this far from its tip
     # boxes standing side by side, this close, with equal tops and bottoms, form one row (a table header):
     # a pointer into one of them enters them all
-    row_gap: float = 2.5
-    row_align_tol: float = 2.0
-    row_overlap: float = 0.5  # ... and overlapping by at most this much (cells sharing a border)
+    row_gap: float = length(2.5)
+    row_align_tol: float = length(2.0)
+    row_overlap: float = length(0.5)  # ... and overlapping by at most this much (cells sharing a border)
 
     # boxes stacked this close (gap in y; negative = overlapping), the narrower one standing at least this share
     # of its width under the wider one, follow each other in reading order when no connector joins them
-    stack_gap: float = 5.0
+    stack_gap: float = length(5.0)
     stack_overlap: float = 0.5
     # ... and the narrower is at least this share of the wider's width (a page-wide notes panel under a step
     # box does not follow it)
     stack_width_ratio: float = 0.5
     # bands of equal width abutting within this gap are one box filled in pieces (merged into one box)
-    piece_gap: float = 0.5
+    piece_gap: float = length(0.5)
     # an outline whose text-holding inner shapes cover at least this share of it is one box filled in pieces
     # (a table cell shaded line by line), not a frame around several boxes
     tile_share: float = 0.7
@@ -82,7 +102,7 @@ class AssemblySettings:
     overflow_share: float = 0.2
 
     # a straight stroke whose free end stops at most this short of another stroke it points at joins it
-    junction_gap: float = 8.0
+    junction_gap: float = length(8.0)
 
     # arrows onto a loop line (smog-48): a small filled rectangle holding text is a label's background, not an
     # arrowhead, and an arrowhead pointing onto a line carries flow into it. The loops they read are safe for QA:
@@ -94,13 +114,13 @@ class AssemblySettings:
     # steps in reading order), the first entered by an arrow from a box above and none with a connector of its
     # own, are items the arrow's source fans out to (a bulleted list drawn as one box per bullet)
     list_min_items: int = 3
-    list_gap_min: float = 1.5
-    list_gap_max: float = 12.0
-    list_align_tol: float = 3.0
+    list_gap_min: float = length(1.5)
+    list_gap_max: float = length(12.0)
+    list_align_tol: float = length(3.0)
     # a row of sibling boxes: boxes of one height (``row_align_tol``) side by side at most ``sibling_gap`` apart,
     # one entered by an arrow from a box above them, the others sending arrows but entered by none, are all
     # entered by that arrow (a chevron into the middle of a three-column fan-out)
-    sibling_gap: float = 24.0
+    sibling_gap: float = length(24.0)
     # the page title: the header's largest lines (within ``title_size_tol`` pt of the largest) when that size is
     # at least ``title_size_ratio`` times the median size of the page's lines
     title_size_ratio: float = 1.5
@@ -111,14 +131,6 @@ class AssemblySettings:
     reference_text_pt: float = 10.0
     min_scale: float = 0.5
     max_scale: float = 4.0
-
-    # the fields that are lengths in points (scaled by :meth:`for_text_size`); the others are ratios, counts,
-    # words or switches
-    LENGTHS: ClassVar[tuple[str, ...]] = (
-        "attach_tol", "corner_gap", "stem_gap", "head_reach", "shadow_offset_max", "shadow_size_tol",
-        "label_on_connector", "label_reach_min", "branch_label_reach", "side_margin", "pointer_min_depth",
-        "pointer_reach", "row_gap", "row_align_tol", "row_overlap", "stack_gap", "piece_gap", "junction_gap",
-        "list_gap_min", "list_gap_max", "list_align_tol", "sibling_gap")
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -144,7 +156,8 @@ class AssemblySettings:
         >>> AssemblySettings().scaled(1.5).attach_tol, AssemblySettings().scaled(1.5).head_base_ratio
         (7.5, 0.9)
         """
-        return replace(self, **{name: getattr(self, name) * factor for name in self.LENGTHS})
+        return replace(self, **{item.name: getattr(self, item.name) * factor for item in fields(self)
+                                if is_length(item)})
 
     def for_text_size(self, sizes: Iterable[float]) -> AssemblySettings:
         """The settings for a page whose glyphs have ``sizes`` (points): lengths scaled by the page's median size
