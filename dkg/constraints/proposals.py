@@ -157,6 +157,35 @@ def condition_of(text: str) -> Condition | None:
     return None
 
 
+def question_name(text: str) -> str | None:
+    """The subject of the short question a box opens with, when it states no comparison: ``"QRS Width?"`` and
+    ``"QRS Width? No unstable signs / symptoms"`` (the question, then what holds on the way in) → ``QRS Width``.
+
+    >>> question_name("QRS Width? No unstable signs"), question_name("SBP < 90?"), question_name("Give fluids")
+    ('QRS Width', None, None)
+    """
+    box = " ".join(_QUOTES.sub("", text).split()).strip(" *•")
+    opening = box.split("?", 1)[0] + "?" if "?" in box else ""
+    match = _QUESTION.match(opening)
+    if match is None or len(match["name"].split()) > MAX_QUESTION_WORDS or _COMPARISON.match(opening):
+        return None
+    return match["name"].strip(" /-").strip() or None
+
+
+def on_question_key(condition: Condition, question: str) -> Condition:
+    """``condition`` (a comparison read in a box an unlabelled arrow of the question box ``question`` reaches)
+    restated on the question's subject: the boxes answering "QRS Width?" with "Narrow QRS? <0.12 Second" and
+    "Wide QRS? >0.12 Second" bound one quantity, ``qrs_width``, not two keys ``narrow_qrs`` and ``wide_qrs``."""
+    spec = known_key(question)
+    if spec is not None:
+        return Condition(spec.name, condition.op, condition.value) if spec.kind is KeyKind.NUMERIC else condition
+    key = slug(question)
+    unit = condition.proposal.unit if condition.proposal is not None else None
+    proposal = ProposedKey(name=key, kind="numeric", description=question, unit=unit or _unit(None, question),
+                           range=_range(float(condition.value)), synonyms=(question.casefold(),))
+    return Condition(key, condition.op, condition.value, proposal)
+
+
 def branch(label: str) -> bool | None:
     """True for a YES branch label, False for NO, None for anything else (``YES YES``, a doubled label, is YES)."""
     words = set(re.sub(r"[.:!,]", " ", label).casefold().split())

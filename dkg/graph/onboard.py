@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING
 
 from dkg.config import Settings, get_settings
 from dkg.constraints.io import ConstrainedEdge, write_outputs
-from dkg.constraints.proposals import Condition, ProposedKey, branch, branch_condition, condition_of
+from dkg.constraints.proposals import (
+    Condition,
+    ProposedKey,
+    branch,
+    branch_condition,
+    condition_of,
+    on_question_key,
+    question_name,
+)
 from dkg.errors import BuildError
 from dkg.graph.db import Graph
 from dkg.graph.drafts import DraftItem, OnboardingError, create_draft, refuse_existing
@@ -56,7 +64,9 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     A box whose arrows are labelled YES / NO is a question: its condition (:func:`condition_of`, with a ``?``
     added when the box has none) goes onto those arrows, replacing what the extractor read in the box or the
     labels — a YES/NO answer is about the question it leaves. Any other box keeps the extractor's
-    constraints or, when it has none, a numeric condition it states.
+    constraints or, when it has none, a numeric condition it states; when two or more such boxes answer one
+    question box through unlabelled arrows ("QRS Width?" → "Narrow QRS? <0.12 Second", "Wide QRS? >0.12 Second"),
+    their conditions are on the question's subject (``qrs_width<0.12``, ``qrs_width>0.12``: one key to bind).
     """
     nodes: dict[str, DraftItem] = {}
     proposals: dict[str, ProposedKey] = {}
@@ -82,6 +92,7 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
                       [str(c) for c in row.label_constraints or []]))
     branched = {h for h, _, label, _ in edges if branch(label) is not None}
     questions: dict[str, Condition] = {}
+    stated: dict[str, Condition] = {}
     for key, item in nodes.items():
         if key in branched:
             text = item.content if item.content.endswith("?") else f"{item.content}?"
@@ -92,9 +103,16 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
         elif not item.constraints:
             condition = condition_of(item.content)
             if condition is not None and condition.op != "=":  # an unanswered yes/no question constrains nobody
-                item.constraints = [condition.text]
-                if condition.proposal is not None:
-                    proposals.setdefault(condition.proposal.name, condition.proposal)
+                stated[key] = condition
+    for head_key, tail_keys in _answers_of_questions(edges, nodes, branched, stated).items():
+        question = question_name(nodes[head_key].content)
+        for tail_key in tail_keys:
+            if question is not None:
+                stated[tail_key] = on_question_key(stated[tail_key], question)
+    for key, condition in stated.items():
+        nodes[key].constraints = [condition.text]
+        if condition.proposal is not None:
+            proposals.setdefault(condition.proposal.name, condition.proposal)
     items: list[DraftItem] = list(nodes.values())
     seen: set[tuple[str, str, str]] = set()
     for head_key, tail_key, label, constraints in edges:
@@ -111,6 +129,18 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     items += [DraftItem(f"k:{name}", "key", name, entry=json.dumps(p.entry(), sort_keys=True))
               for name, p in proposals.items()]
     return items
+
+
+def _answers_of_questions(edges: Sequence[tuple[str, str, str, list[str]]], nodes: dict[str, DraftItem],
+                          branched: set[str], stated: dict[str, Condition]) -> dict[str, list[str]]:
+    """Question box → the boxes its unlabelled arrows reach that each state a comparison, for question boxes
+    (no YES/NO arrows) with at least two such answers: those comparisons bound the question's subject."""
+    answers: dict[str, list[str]] = {}
+    for head_key, tail_key, label, _ in edges:
+        if (head_key not in branched and not label and tail_key in stated and tail_key not in answers.get(head_key, [])
+                and question_name(nodes[head_key].content) is not None):
+            answers.setdefault(head_key, []).append(tail_key)
+    return {head: tails for head, tails in answers.items() if len(tails) >= 2}
 
 
 def document_texts(result: ParseResult) -> list[str]:

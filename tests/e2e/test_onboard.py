@@ -96,12 +96,13 @@ def test_a_draft_is_loaded_with_branch_constraints_and_proposed_keys(drafted: Gr
     items = draft_items(drafted, NAME, VERSION)
     by_text = {i.content: i for i in items if i.kind == "node"}
     assert {"STABLE?", "Narrow QRS? <0.12 Second", "Chest Pain / SOB / Dizziness?"} <= set(by_text)
-    assert by_text["Narrow QRS? <0.12 Second"].constraints == ["narrow_qrs<0.12"]
+    assert by_text["Narrow QRS? <0.12 Second"].constraints == ["qrs_width<0.12"]  # answers "QRS Width?"
+    assert by_text["Wide QRS? >0.12 Second"].constraints == ["qrs_width>0.12"]
     question = by_text["Chest Pain / SOB / Dizziness?"].item
     branches = {i.content.split()[0].upper(): i.constraints for i in items if i.kind == "edge" and i.head == question}
     assert branches == {"YES": ["chest_pain_sob_dizziness=yes"], "NO": ["chest_pain_sob_dizziness=no"]}
     keys = {i.content for i in items if i.kind == "key"}
-    assert {"narrow_qrs", "wide_qrs", "chest_pain_sob_dizziness"} <= keys
+    assert {"qrs_width", "chest_pain_sob_dizziness"} <= keys and not {"narrow_qrs", "wide_qrs"} & keys
     assert all(i.status == "pending" for i in items)
     assert version_state(drafted, NAME, VERSION) == (False, True)
 
@@ -152,10 +153,10 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
     review(drafted, NAME, VERSION, stable.item, "edit", constraints=[], who="curator-e2e",
            reason="a question box states no patient constraint")
     with pytest.raises(OnboardingError, match="unknown unit"):
-        review(drafted, NAME, VERSION, "k:narrow_qrs", "edit", entry={
+        review(drafted, NAME, VERSION, "k:qrs_width", "edit", entry={
             "kind": "numeric", "unit": "secondz", "range": [0, 1], "description": "QRS width"})
-    review(drafted, NAME, VERSION, "k:narrow_qrs", "edit", who="curator-e2e", entry={
-        "kind": "numeric", "unit": "second", "range": [0, 1], "description": "QRS width, narrow", "synonyms": []})
+    review(drafted, NAME, VERSION, "k:qrs_width", "edit", who="curator-e2e", entry={
+        "kind": "numeric", "unit": "second", "range": [0, 1], "description": "QRS width", "synonyms": []})
     wide = next(i for i in items if i.kind == "node" and i.content.startswith("Wide QRS"))
     review(drafted, NAME, VERSION, wide.item, "reject", who="curator-e2e", reason="test: left out")
     for item in draft_items(drafted, NAME, VERSION):
@@ -164,7 +165,7 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
     assert set(_visible(drafted).values()) == {0}  # fully reviewed, still a draft
 
     build = publish(drafted, NAME, VERSION, who="curator-e2e", vocabulary_root=vocabulary_root)
-    assert "narrow_qrs" in VOCABULARY and VOCABULARY["narrow_qrs"].unit == "second"
+    assert "qrs_width" in VOCABULARY and VOCABULARY["qrs_width"].unit == "second"
     assert (vocabulary_root / NAME / GUIDELINE_FILE).is_file()
     # the draft's default title: the flowchart title printed on the page, then the PDF it came from
     topic = load_onboarded_topic(vocabulary_root / NAME / "topic.yaml")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,25 @@ def test_items_of_a_question_flowchart() -> None:
     assert sorted(i.content for i in items if i.kind == "key") == [
         "blood_glucose", "rhythm_shockable", "sbp", "signs_of_hemodynamic_compromise", "stable"]
     assert len({i.item for i in items}) == len(items)
+
+
+def test_comparisons_answering_one_question_bound_its_subject() -> None:
+    rows = [_row("QRS Width?", "Narrow QRS? <0.12 Second"), _row("QRS Width?", "Wide QRS? >0.12 Second"),
+            _row("Narrow QRS? <0.12 Second", "Adenosine"), _row("Check SBP", "SBP <100"),
+            _row("Check SBP", "Fluids"), _row("Heart rate?", "HR < 60/min", "YES")]
+    with tempfile.TemporaryDirectory() as empty:
+        reload_vocabulary(root=Path(empty))
+        try:
+            items = draft_items_of(rows)
+        finally:
+            reload_vocabulary()
+    nodes = {i.content: i for i in items if i.kind == "node"}
+    assert nodes["Narrow QRS? <0.12 Second"].constraints == ["qrs_width<0.12"]
+    assert nodes["Wide QRS? >0.12 Second"].constraints == ["qrs_width>0.12"]
+    assert nodes["SBP <100"].constraints == ["sbp<100"]  # answers no question: keeps its own key
+    keys = {i.content: yaml.safe_load(i.entry) for i in items if i.kind == "key"}
+    assert "narrow_qrs" not in keys and "wide_qrs" not in keys
+    assert keys["qrs_width"]["unit"] == "second" and keys["qrs_width"]["kind"] == "numeric"
 
 
 def nodes_by_item(items):  # type: ignore[no-untyped-def]
