@@ -121,10 +121,11 @@ class AssemblySettings:
     # one entered by an arrow from a box above them, the others sending arrows but entered by none, are all
     # entered by that arrow (a chevron into the middle of a three-column fan-out)
     sibling_gap: float = length(24.0)
-    # the page title: the header's largest lines (within ``title_size_tol`` pt of the largest) when that size is
-    # at least ``title_size_ratio`` times the median size of the page's lines
+    # the page title: the header's largest lines (within ``title_size_tol`` pt of the largest, a font size that
+    # scales with the page like the lengths) when that size is at least ``title_size_ratio`` times the median size
+    # of the page's lines
     title_size_ratio: float = 1.5
-    title_size_tol: float = 0.5
+    title_size_tol: float = length(0.5)
     # the lengths above were chosen on pages whose text is about ``reference_text_pt``: a page drawn at another
     # scale (its median glyph size over that, kept within ``min_scale``–``max_scale``) has them scaled in
     # proportion (a page printed at 110 % put connector ends and title bands past the gaps of a 10 pt drawing)

@@ -8,17 +8,18 @@ from dataclasses import fields
 
 from dkg.parsing.settings import AssemblySettings, is_length
 
-# the list of length fields ``AssemblySettings.LENGTHS`` held before the fields were marked themselves
+# the length fields ``AssemblySettings.LENGTHS`` listed before the fields were marked themselves, and the title's
+# size tolerance, marked since
 FORMER_LENGTHS = (
     "attach_tol", "corner_gap", "stem_gap", "head_reach", "shadow_offset_max", "shadow_size_tol",
     "label_on_connector", "label_reach_min", "branch_label_reach", "side_margin", "pointer_min_depth",
     "pointer_reach", "row_gap", "row_align_tol", "row_overlap", "stack_gap", "piece_gap", "junction_gap",
-    "list_gap_min", "list_gap_max", "list_align_tol", "sibling_gap")
+    "list_gap_min", "list_gap_max", "list_align_tol", "sibling_gap",
+    "title_size_tol")  # a font size: a page drawn at twice the size has its title lines' sizes twice as far apart
 # a float field named like a distance is a length unless it is one of these
 LENGTHISH = re.compile(r"_(tol|gap|reach|margin|depth|overlap|min|max)$")
 NAMED_LIKE_A_LENGTH_BUT_NOT_ONE = {
     "stack_overlap": "a share of the narrower box's width",
-    "title_size_tol": "points of font size, compared with the page's own text sizes",
 }
 LENGTHS_NAMED_OTHERWISE = {"label_on_connector"}
 
