@@ -271,5 +271,27 @@ def test_hybrid_route_keeps_the_pipeline_where_the_rule_based_reader_finds_a_str
     read = scan_route.read_scanned_page(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT, hybrid)
     assert read.prims is piped and read.assembly == hybrid.pipeline_assembly
     # a page the rule-based reader reads with enough edges keeps its reading (the own corpus)
-    enough = dataclasses.replace(hybrid, hybrid_legacy_edges=1)
+    enough = dataclasses.replace(hybrid, hybrid_legacy_edges=1, hybrid_legacy_edge_share=0.0)
     assert scan_route.read_scanned_page(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT, enough).prims is legacy
+
+
+def test_hybrid_route_reads_a_sparse_rule_based_reading_with_the_pipeline_too(monkeypatch: pytest.MonkeyPatch
+                                                                              ) -> None:
+    """cbrn-12 scanned at 150 dpi: the rule-based reader found 8 edges, enough to be kept, but among 15 boxes,
+    most of them unconnected; the pipeline found 26 among 31. A reading with fewer edges than
+    ``hybrid_legacy_edge_share`` of its boxes is compared with the pipeline's, and the one with more edges kept."""
+    import dkg.parsing.raster as raster
+
+    piped = _stacked_pipeline_page()  # two edges among three boxes
+    legacy = _stacked_pipeline_page()
+    legacy.shapes.pop()
+    legacy.tokens[:] = [t for t in legacy.tokens if t.text not in ("IV", "access")]
+    for top in (200, 260, 320):  # boxes the rule-based reader found but connected to nothing
+        add_box(legacy, 80, top, 200, top + 30, ["Note", str(top)], char_width=8.0)
+    monkeypatch.setattr(raster, "raster_primitives", lambda *a: legacy)
+    monkeypatch.setattr(scan_route, "pipeline_primitives", lambda *a, **k: piped)
+    sparse = ScanSettings(route=ScanRoute.HYBRID, hybrid_legacy_edges=1)  # one edge among five boxes
+    read = scan_route.read_scanned_page(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT, sparse)
+    assert read.prims is piped
+    off = dataclasses.replace(sparse, hybrid_legacy_edge_share=0.0)
+    assert scan_route.read_scanned_page(np.zeros((4, 4), np.uint8), 1, WIDTH_PT, HEIGHT_PT, off).prims is legacy

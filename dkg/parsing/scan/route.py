@@ -33,9 +33,21 @@ def settings_from_env() -> ScanSettings:
         raise ValueError(f"{ROUTE_ENV}={name!r} is not a scan route; use one of {allowed}") from None
 
 
+class ReadingSize(NamedTuple):
+    """How much of a flowchart a reader's primitives make: head-tail pairs over all connectors, and boxes."""
+
+    edges: int
+    boxes: int
+
+
+def _reading_size(prims: PagePrimitives, assembly: AssemblySettings) -> ReadingSize:
+    layout = assemble(prims, assembly)
+    return ReadingSize(sum(len(c.sources) * len(c.targets) for c in layout.connectors), len(layout.boxes))
+
+
 def _edge_count(prims: PagePrimitives, assembly: AssemblySettings) -> int:
     """How many head-tail pairs assembly finds: (source, target) pairs over all connectors."""
-    return sum(len(c.sources) * len(c.targets) for c in assemble(prims, assembly).connectors)
+    return _reading_size(prims, assembly).edges
 
 
 class ScanRead(NamedTuple):
@@ -84,8 +96,8 @@ def read_scanned_page(gray: np.ndarray, page_number: int, width_pt: float, heigh
         return by_pipeline()
     if settings.route is ScanRoute.LEGACY:
         return ScanRead(legacy, issues, SCANNED_SETTINGS)
-    legacy_edges = _edge_count(legacy, SCANNED_SETTINGS)
-    if legacy_edges >= settings.hybrid_legacy_edges:
+    legacy_edges, legacy_boxes = _reading_size(legacy, SCANNED_SETTINGS)
+    if legacy_edges >= max(settings.hybrid_legacy_edges, settings.hybrid_legacy_edge_share * legacy_boxes):
         return ScanRead(legacy, issues, SCANNED_SETTINGS)
     piped = by_pipeline()
     return piped if _edge_count(piped.prims, piped.assembly) > legacy_edges else ScanRead(legacy, issues,

@@ -18,8 +18,8 @@ class ScanRoute(StrEnum):
 
     ``pipeline``: the named-step pipeline of this package; ``legacy``: the older rule-based reader
     (``dkg.parsing.raster``); ``hybrid``: legacy first, the pipeline when legacy finds fewer than
-    ``ScanSettings.hybrid_legacy_edges`` edges (the reading with more edges is kept) or
-    cannot read the page.
+    ``ScanSettings.hybrid_legacy_edges`` edges, or fewer than ``hybrid_legacy_edge_share`` of its boxes (the
+    reading with more edges is kept), or cannot read the page.
     """
 
     PIPELINE = "pipeline"
@@ -172,6 +172,10 @@ class ScanSettings:
     # and the reading with more edges is kept (on real dev scans the rule-based reader finds one or two stray
     # edges, smog-50 and cbrn-12; own-corpus pages have at least 7 edges each)
     hybrid_legacy_edges: int = 3
+    # ... or fewer edges than this share of the boxes it found: a sparse reading, most boxes left unconnected
+    # (cbrn-12 scanned at 150 dpi: 8 edges among 15 boxes, where the pipeline finds 26 among 31; own-corpus dev
+    # pages read by the rule-based reader have at least 0.77 edges a box); 0 turns it off
+    hybrid_legacy_edge_share: float = 0.65
     # assembly of the pipeline's pages: its shapes are box insides grown by ``border_pt``, so boxes stacked
     # edge to edge (each with its own outline) overlap by two borders; unlike the rule-based reader's traced
     # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box; its
