@@ -11,6 +11,7 @@ Intermediate files (edge CSV, sidecar, constrained CSV/JSON, review pictures) ar
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -66,7 +67,9 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     labels — a YES/NO answer is about the question it leaves. Any other box keeps the extractor's
     constraints or, when it has none, a numeric condition it states; when two or more such boxes answer one
     question box through unlabelled arrows ("QRS Width?" → "Narrow QRS? <0.12 Second", "Wide QRS? >0.12 Second"),
-    their conditions are on the question's subject (``qrs_width<0.12``, ``qrs_width>0.12``: one key to bind).
+    their conditions are on the question's subject (``qrs_width<0.12``, ``qrs_width>0.12``: one key to bind). A box
+    that states a comparison without naming what it compares ("<65 years") is read on the subject of the question
+    box whose unlabelled arrow reaches it ("Age?" → ``age<65``).
     """
     nodes: dict[str, DraftItem] = {}
     proposals: dict[str, ProposedKey] = {}
@@ -104,6 +107,12 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
             condition = condition_of(item.content)
             if condition is not None and condition.op != "=":  # an unanswered yes/no question constrains nobody
                 stated[key] = condition
+    for head_key, tail_key, label, _ in edges:
+        if head_key in branched or label or tail_key in stated:
+            continue
+        bare = _bare_answer(nodes[head_key].content, nodes[tail_key])
+        if bare is not None:
+            stated[tail_key] = bare
     for head_key, tail_keys in _answers_of_questions(edges, nodes, branched, stated).items():
         question = question_name(nodes[head_key].content)
         for tail_key in tail_keys:
@@ -129,6 +138,19 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     items += [DraftItem(f"k:{name}", "key", name, entry=json.dumps(p.entry(), sort_keys=True))
               for name, p in proposals.items()]
     return items
+
+
+_BARE_COMPARISON = re.compile(r"^\s*(<=|>=|=<|=>|≤|≥|<|>)\s*\d")
+
+
+def _bare_answer(question_box: str, answer: DraftItem) -> Condition | None:
+    """The comparison a box states without naming what it compares (``"<65 years"``, ``"≤ 8"``), read on the
+    subject of the question box whose unlabelled arrow reaches it (``"Age?"`` → ``age<65``); None otherwise."""
+    question = question_name(question_box)
+    if question is None or answer.constraints or not _BARE_COMPARISON.match(answer.content):
+        return None
+    condition = condition_of(f"{question} {answer.content}")
+    return condition if condition is not None and condition.op != "=" else None
 
 
 def _answers_of_questions(edges: Sequence[tuple[str, str, str, list[str]]], nodes: dict[str, DraftItem],

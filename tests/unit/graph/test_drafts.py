@@ -95,6 +95,22 @@ def test_comparisons_answering_one_question_bound_its_subject() -> None:
     assert keys["qrs_width"]["unit"] == "second" and keys["qrs_width"]["kind"] == "numeric"
 
 
+def test_a_bare_comparison_answering_a_question_is_read_on_its_subject() -> None:
+    rows = [_row("Age?", "<65 years"), _row("Age?", "≥ 65 years"), _row("<65 years", "Full dose"),
+            _row("GCS?", "≤ 8"), _row("GCS?", "> 8"), _row("Start", "<2 hours")]
+    with tempfile.TemporaryDirectory() as empty:
+        reload_vocabulary(root=Path(empty))
+        try:
+            items = draft_items_of(rows)
+        finally:
+            reload_vocabulary()
+    nodes = {i.content: i for i in items if i.kind == "node"}
+    assert nodes["<65 years"].constraints == ["age<65"] and nodes["≥ 65 years"].constraints == ["age>=65"]
+    assert nodes["≤ 8"].constraints == ["gcs<=8"] and nodes["> 8"].constraints == ["gcs>8"]
+    assert nodes["<2 hours"].constraints == []  # "Start" asks nothing: a bare comparison is left to the curator
+    assert "gcs" in {i.content for i in items if i.kind == "key"}
+
+
 def nodes_by_item(items):  # type: ignore[no-untyped-def]
     return {i.item: i.content for i in items if i.kind == "node"}
 
