@@ -69,7 +69,8 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     question box through unlabelled arrows ("QRS Width?" → "Narrow QRS? <0.12 Second", "Wide QRS? >0.12 Second"),
     their conditions are on the question's subject (``qrs_width<0.12``, ``qrs_width>0.12``: one key to bind). A box
     that states a comparison without naming what it compares ("<65 years") is read on the subject of the question
-    box whose unlabelled arrow reaches it ("Age?" → ``age<65``).
+    box whose unlabelled arrow reaches it ("Age?" → ``age<65``). An arrow whose label states a comparison the
+    extractor read nothing in carries it: named (``SBP <90``) or bare (``<65`` leaving "Age?": ``age<65``).
     """
     nodes: dict[str, DraftItem] = {}
     proposals: dict[str, ProposedKey] = {}
@@ -133,6 +134,12 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
             constraints = [on_branch.text] if on_branch is not None else []
             if on_branch is not None and on_branch.proposal is not None:
                 proposals.setdefault(on_branch.proposal.name, on_branch.proposal)
+        elif label and not constraints:
+            on_label = _label_comparison(nodes[head_key].content, label)
+            if on_label is not None:
+                constraints = [on_label.text]
+                if on_label.proposal is not None:
+                    proposals.setdefault(on_label.proposal.name, on_label.proposal)
         items.append(DraftItem(f"e{len(items) - len(nodes) + 1}", "edge", label, constraints,
                                head=nodes[head_key].item, tail=nodes[tail_key].item))
     items += [DraftItem(f"k:{name}", "key", name, entry=json.dumps(p.entry(), sort_keys=True))
@@ -150,6 +157,17 @@ def _bare_answer(question_box: str, answer: DraftItem) -> Condition | None:
     if question is None or answer.constraints or not _BARE_COMPARISON.match(answer.content):
         return None
     condition = condition_of(f"{question} {answer.content}")
+    return condition if condition is not None and condition.op != "=" else None
+
+
+def _label_comparison(head_box: str, label: str) -> Condition | None:
+    """The comparison an arrow's label states: named (``SBP <90``), or bare (``<65``) and read on the subject of
+    the question box the arrow leaves (``Age?``); None otherwise."""
+    if _BARE_COMPARISON.match(label):
+        question = question_name(head_box)
+        condition = condition_of(f"{question} {label}") if question is not None else None
+    else:
+        condition = condition_of(label)
     return condition if condition is not None and condition.op != "=" else None
 
 

@@ -111,6 +111,20 @@ def test_a_bare_comparison_answering_a_question_is_read_on_its_subject() -> None
     assert "gcs" in {i.content for i in items if i.kind == "key"}
 
 
+def test_a_comparison_labelling_an_arrow_is_its_constraint() -> None:
+    rows = [_row("Age?", "Full dose", "<65"), _row("Age?", "Half dose", "≥ 65"),
+            _row("Check vitals", "Fluids", "SBP <90"), _row("Start", "Stop", "<2 hours"),
+            _row("Check vitals", "Observe", "stable")]
+    with tempfile.TemporaryDirectory() as empty:
+        reload_vocabulary(root=Path(empty))
+        try:
+            items = draft_items_of(rows)
+        finally:
+            reload_vocabulary()
+    by_label = {i.content: i.constraints for i in items if i.kind == "edge"}
+    assert by_label == {"<65": ["age<65"], "≥ 65": ["age>=65"], "SBP <90": ["sbp<90"], "<2 hours": [], "stable": []}
+
+
 def nodes_by_item(items):  # type: ignore[no-untyped-def]
     return {i.item: i.content for i in items if i.kind == "node"}
 
