@@ -37,6 +37,13 @@ _COMPARISON = re.compile(
 )
 _QUESTION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\?$")
 _QUOTES = re.compile(r"[\"“”‘’]")
+# the words a question opens with before its subject: "Is the patient hypotensive?", "Does the patient have chest
+# pain?", "Any signs of shock?", "Is SBP < 90?" ask about ``hypotensive``, ``chest pain``, ``signs of shock``, ``SBP``
+_ASKING = re.compile(
+    r"^(?:is|are|does|do|did|has|have|was|were|any)\s+(?:there\s+)?(?:the\s+|a\s+|an\s+|any\s+)?"
+    r"(?:(?:patient|pt|person|child|infant|casualty|victim)(?:'s)?\s+)?(?:(?:has|have|had|show|shows|with)\s+)?"
+    r"(?:(?:a|an|any)\s+)?",
+    re.IGNORECASE)
 _YES = {"yes", "y"}
 _NO = {"no", "n"}
 # Surface forms of units in boxes → pint units (anything else is handed to pint as written).
@@ -86,6 +93,16 @@ class Condition:
         return self.text
 
 
+def subject(name: str) -> str:
+    """What a question asks about, without the words it opens with (the name itself when nothing is left).
+
+    >>> subject("Is the patient hypotensive"), subject("Does the patient have chest pain"), subject("Pulse present")
+    ('hypotensive', 'chest pain', 'Pulse present')
+    """
+    rest = _ASKING.sub("", name, count=1).strip()
+    return rest or name
+
+
 def slug(words: str) -> str:
     """A key name from words: ``"Blood Glucose"`` → ``blood_glucose``."""
     return re.sub(r"[^a-z0-9]+", "_", words.casefold()).strip("_")
@@ -128,7 +145,7 @@ def condition_of(text: str) -> Condition | None:
         box = box.replace(symbol, ascii_op)
     match = _COMPARISON.match(box)
     if match:
-        name = match["name"].strip(" ?:/-").strip()
+        name = subject(match["name"].strip(" ?:/-").strip())
         if not name or len(name.split()) > MAX_NAME_WORDS:
             return None
         op = _SYMBOLS.get(match["op"], match["op"])
@@ -145,7 +162,7 @@ def condition_of(text: str) -> Condition | None:
         return Condition(key, op, value, proposal)
     match = _QUESTION.match(box)
     if match and len(match["name"].split()) <= MAX_QUESTION_WORDS:
-        name = match["name"].strip(" /-").strip()
+        name = subject(match["name"].strip(" /-").strip())
         spec = known_key(name)
         if spec is not None:
             return Condition(spec.name, "=", "yes") if spec.boolean else None
@@ -169,7 +186,7 @@ def question_name(text: str) -> str | None:
     match = _QUESTION.match(opening)
     if match is None or len(match["name"].split()) > MAX_QUESTION_WORDS or _COMPARISON.match(opening):
         return None
-    return match["name"].strip(" /-").strip() or None
+    return subject(match["name"].strip(" /-").strip()) or None
 
 
 def on_question_key(condition: Condition, question: str) -> Condition:

@@ -31,6 +31,10 @@ def base_vocabulary_only(tmp_path):  # type: ignore[no-untyped-def]
     ("Rhythm shockable?", "rhythm_shockable=yes", "boolean", None),
     ("Pulse present?", "pulse_present=yes", "boolean", None),
     ("“Sinus Tach”?", "sinus_tach=yes", "boolean", None),
+    ("Is the patient hypotensive?", "hypotensive=yes", "boolean", None),
+    ("Does the patient have chest pain?", "chest_pain=yes", "boolean", None),
+    ("Any signs of shock?", "signs_of_shock=yes", "boolean", None),
+    ("Is SBP < 90?", "sbp<90", "numeric", "mmHg"),
 ])
 def test_unknown_conditions_propose_a_key(box: str, text: str, kind: str, unit: str | None) -> None:
     condition = condition_of(box)
