@@ -33,7 +33,7 @@ _NEGATION = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
 _SYMBOLS = {"≤": "<=", "≥": ">=", "=<": "<=", "=>": ">="}
 _COMPARISON = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\??\s*(?P<op><=|>=|=<|=>|≤|≥|<|>|=)\s*"
-    r"(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|[A-Za-zµ]+(?:/[A-Za-z]+)?|/[A-Za-z]+)?\s*\??$"
+    r"(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|°\s?[CF]|mm\s[Hh]g|[A-Za-zµ]+(?:/[A-Za-z]+)?|/[A-Za-z]+)?\s*\??$"
 )
 _QUESTION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\?$")
 _QUOTES = re.compile(r"[\"“”‘’]")
@@ -47,7 +47,10 @@ _ASKING = re.compile(
 _YES = {"yes", "y"}
 _NO = {"no", "n"}
 # Surface forms of units in boxes → pint units (anything else is handed to pint as written).
-_UNIT_WORDS = {"%": "percent", "second": "second", "seconds": "second", "sec": "second", "secs": "second",
+_UNIT_WORDS = {"°c": "degC", "° c": "degC", "°f": "degF", "° f": "degF", "mm hg": "mmHg", "breaths/min": "1/min",
+               "beats/min": "1/min", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour", "h": "hour",
+               "day": "day", "days": "day", "%": "percent", "second": "second", "seconds": "second", "sec": "second",
+               "secs": "second",
                "s": "second", "min": "minute", "mins": "minute", "minutes": "minute", "mg/dl": "mg/dL",
                "mmhg": "mmHg", "mmol/l": "mmol/L", "/min": "1/min", "bpm": "1/min", "years": "year",
                "yrs": "year", "kg": "kg", "cm": "cm"}

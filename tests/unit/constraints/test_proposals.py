@@ -35,6 +35,10 @@ def base_vocabulary_only(tmp_path):  # type: ignore[no-untyped-def]
     ("Does the patient have chest pain?", "chest_pain=yes", "boolean", None),
     ("Any signs of shock?", "signs_of_shock=yes", "boolean", None),
     ("Is SBP < 90?", "sbp<90", "numeric", "mmHg"),
+    ("Temperature > 38 °C?", "temperature>38", "numeric", "degC"),
+    ("SBP < 90 mm Hg", "sbp<90", "numeric", "mmHg"),
+    ("RR > 30 breaths/min", "rr>30", "numeric", "1/min"),
+    ("Symptom onset < 4.5 hrs?", "symptom_onset<4.5", "numeric", "hour"),
 ])
 def test_unknown_conditions_propose_a_key(box: str, text: str, kind: str, unit: str | None) -> None:
     condition = condition_of(box)
@@ -42,6 +46,16 @@ def test_unknown_conditions_propose_a_key(box: str, text: str, kind: str, unit: 
     assert condition.proposal is not None
     assert (condition.proposal.name, condition.proposal.kind, condition.proposal.unit) == (
         text.split("<")[0].split(">")[0].split("=")[0], kind, unit)
+
+
+@pytest.mark.parametrize("box", ["Temperature > 38 °C?", "SBP < 90 mm Hg", "RR > 30 breaths/min",
+                                 "Symptom onset < 4.5 hrs?", "HR < 60/min", "Glucose > 180 mg/dl"])
+def test_a_proposed_unit_is_one_the_vocabulary_accepts(box: str) -> None:
+    from dkg.vocabulary import BASE_FILE, check_unit, read_file
+
+    proposal = condition_of(box).proposal  # type: ignore[union-attr]
+    assert proposal is not None and proposal.unit
+    check_unit(proposal.unit, proposal.name, box, dict(read_file(BASE_FILE).units))
 
 
 def test_a_proposed_range_holds_the_threshold() -> None:
