@@ -35,6 +35,7 @@ _COMPARISON = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\??\s*(?P<op><=|>=|=<|=>|≤|≥|<|>|=)\s*"
     r"(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|°\s?[CF]|mm\s[Hh]g|[A-Za-zµ]+(?:/[A-Za-z]+)?|/[A-Za-z]+)?\s*\??$"
 )
+_BARE = re.compile(r"^\s*(?:<=|>=|=<|=>|≤|≥|<|>)\s*\d")  # a comparison that names nothing: "<65 years"
 _QUESTION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\?$")
 _QUOTES = re.compile(r"[\"“”‘’]")
 # the words a question opens with before its subject: "Is the patient hypotensive?", "Does the patient have chest
@@ -190,6 +191,19 @@ def question_name(text: str) -> str | None:
     if match is None or len(match["name"].split()) > MAX_QUESTION_WORDS or _COMPARISON.match(opening):
         return None
     return subject(match["name"].strip(" /-").strip()) or None
+
+
+def bare_comparison(question: str | None, text: str) -> Condition | None:
+    """The comparison ``text`` states without naming what it compares (``"<65 years"``, ``"≤ 8"``), read on the
+    ``question``'s subject (``Age`` → ``age<65``); None when ``text`` is no such comparison or there is no question.
+
+    >>> str(bare_comparison("Age", "<65 years")), bare_comparison(None, "<65"), bare_comparison("Age", "Adult")
+    ('age<65', None, None)
+    """
+    if question is None or not _BARE.match(text):
+        return None
+    condition = condition_of(f"{question} {text}")
+    return condition if condition is not None and condition.op != "=" else None
 
 
 def on_question_key(condition: Condition, question: str) -> Condition:

@@ -11,7 +11,6 @@ Intermediate files (edge CSV, sidecar, constrained CSV/JSON, review pictures) ar
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from dkg.constraints.io import ConstrainedEdge, write_outputs
 from dkg.constraints.proposals import (
     Condition,
     ProposedKey,
+    bare_comparison,
     branch,
     branch_condition,
     condition_of,
@@ -111,14 +111,13 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     for head_key, tail_key, label, _ in edges:
         if head_key in branched or label or tail_key in stated:
             continue
-        bare = _bare_answer(nodes[head_key].content, nodes[tail_key])
+        bare = None if nodes[tail_key].constraints else bare_comparison(question_name(nodes[head_key].content),
+                                                                          nodes[tail_key].content)
         if bare is not None:
             stated[tail_key] = bare
-    for head_key, tail_keys in _answers_of_questions(edges, nodes, branched, stated).items():
-        question = question_name(nodes[head_key].content)
+    for question, tail_keys in _answers_of_questions(edges, nodes, branched, stated):
         for tail_key in tail_keys:
-            if question is not None:
-                stated[tail_key] = on_question_key(stated[tail_key], question)
+            stated[tail_key] = on_question_key(stated[tail_key], question)
     for key, condition in stated.items():
         nodes[key].constraints = [condition.text]
         if condition.proposal is not None:
@@ -147,40 +146,26 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     return items
 
 
-_BARE_COMPARISON = re.compile(r"^\s*(<=|>=|=<|=>|≤|≥|<|>)\s*\d")
-
-
-def _bare_answer(question_box: str, answer: DraftItem) -> Condition | None:
-    """The comparison a box states without naming what it compares (``"<65 years"``, ``"≤ 8"``), read on the
-    subject of the question box whose unlabelled arrow reaches it (``"Age?"`` → ``age<65``); None otherwise."""
-    question = question_name(question_box)
-    if question is None or answer.constraints or not _BARE_COMPARISON.match(answer.content):
-        return None
-    condition = condition_of(f"{question} {answer.content}")
-    return condition if condition is not None and condition.op != "=" else None
-
-
 def _label_comparison(head_box: str, label: str) -> Condition | None:
-    """The comparison an arrow's label states: named (``SBP <90``), or bare (``<65``) and read on the subject of
-    the question box the arrow leaves (``Age?``); None otherwise."""
-    if _BARE_COMPARISON.match(label):
-        question = question_name(head_box)
-        condition = condition_of(f"{question} {label}") if question is not None else None
-    else:
-        condition = condition_of(label)
+    """The comparison an arrow's label states: bare (``<65``) and read on the subject of the question box the
+    arrow leaves (``Age?``), or named (``SBP <90``); None otherwise."""
+    bare = bare_comparison(question_name(head_box), label)
+    if bare is not None:
+        return bare
+    condition = condition_of(label)
     return condition if condition is not None and condition.op != "=" else None
 
 
 def _answers_of_questions(edges: Sequence[tuple[str, str, str, list[str]]], nodes: dict[str, DraftItem],
-                          branched: set[str], stated: dict[str, Condition]) -> dict[str, list[str]]:
-    """Question box → the boxes its unlabelled arrows reach that each state a comparison, for question boxes
+                          branched: set[str], stated: dict[str, Condition]) -> list[tuple[str, list[str]]]:
+    """(question subject, the boxes its unlabelled arrows reach that each state a comparison) of each question box
     (no YES/NO arrows) with at least two such answers: those comparisons bound the question's subject."""
     answers: dict[str, list[str]] = {}
     for head_key, tail_key, label, _ in edges:
-        if (head_key not in branched and not label and tail_key in stated and tail_key not in answers.get(head_key, [])
-                and question_name(nodes[head_key].content) is not None):
+        if head_key not in branched and not label and tail_key in stated and tail_key not in answers.get(head_key, []):
             answers.setdefault(head_key, []).append(tail_key)
-    return {head: tails for head, tails in answers.items() if len(tails) >= 2}
+    asked = ((question_name(nodes[head].content), tails) for head, tails in answers.items() if len(tails) >= 2)
+    return [(question, tails) for question, tails in asked if question is not None]
 
 
 def document_texts(result: ParseResult) -> list[str]:
