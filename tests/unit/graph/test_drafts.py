@@ -41,15 +41,13 @@ ROWS = [
 ]
 
 
-def _items_with_base_vocabulary() -> list[DraftItem]:
-    """The rows read with the base vocabulary only (a shipped onboarded guideline defines some of these keys):
+def _items_with_base_vocabulary(rows: list[ConstrainedEdge] = ROWS) -> list[DraftItem]:
+    """``rows`` read with the base vocabulary only (a shipped onboarded guideline defines some of these keys):
     every condition key is a proposal."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as empty:
         reload_vocabulary(root=Path(empty))
         try:
-            return draft_items_of(ROWS)
+            return draft_items_of(rows)
         finally:
             reload_vocabulary()
 
@@ -80,12 +78,7 @@ def test_comparisons_answering_one_question_bound_its_subject() -> None:
     rows = [_row("QRS Width?", "Narrow QRS? <0.12 Second"), _row("QRS Width?", "Wide QRS? >0.12 Second"),
             _row("Narrow QRS? <0.12 Second", "Adenosine"), _row("Check SBP", "SBP <100"),
             _row("Check SBP", "Fluids"), _row("Heart rate?", "HR < 60/min", "YES")]
-    with tempfile.TemporaryDirectory() as empty:
-        reload_vocabulary(root=Path(empty))
-        try:
-            items = draft_items_of(rows)
-        finally:
-            reload_vocabulary()
+    items = _items_with_base_vocabulary(rows)
     nodes = {i.content: i for i in items if i.kind == "node"}
     assert nodes["Narrow QRS? <0.12 Second"].constraints == ["qrs_width<0.12"]
     assert nodes["Wide QRS? >0.12 Second"].constraints == ["qrs_width>0.12"]
@@ -98,12 +91,7 @@ def test_comparisons_answering_one_question_bound_its_subject() -> None:
 def test_a_bare_comparison_answering_a_question_is_read_on_its_subject() -> None:
     rows = [_row("Age?", "<65 years"), _row("Age?", "≥ 65 years"), _row("<65 years", "Full dose"),
             _row("GCS?", "≤ 8"), _row("GCS?", "> 8"), _row("Start", "<2 hours")]
-    with tempfile.TemporaryDirectory() as empty:
-        reload_vocabulary(root=Path(empty))
-        try:
-            items = draft_items_of(rows)
-        finally:
-            reload_vocabulary()
+    items = _items_with_base_vocabulary(rows)
     nodes = {i.content: i for i in items if i.kind == "node"}
     assert nodes["<65 years"].constraints == ["age<65"] and nodes["≥ 65 years"].constraints == ["age>=65"]
     assert nodes["≤ 8"].constraints == ["gcs<=8"] and nodes["> 8"].constraints == ["gcs>8"]
@@ -115,12 +103,7 @@ def test_a_comparison_labelling_an_arrow_is_its_constraint() -> None:
     rows = [_row("Age?", "Full dose", "<65"), _row("Age?", "Half dose", "≥ 65"),
             _row("Check vitals", "Fluids", "SBP <90"), _row("Start", "Stop", "<2 hours"),
             _row("Check vitals", "Observe", "stable")]
-    with tempfile.TemporaryDirectory() as empty:
-        reload_vocabulary(root=Path(empty))
-        try:
-            items = draft_items_of(rows)
-        finally:
-            reload_vocabulary()
+    items = _items_with_base_vocabulary(rows)
     by_label = {i.content: i.constraints for i in items if i.kind == "edge"}
     assert by_label == {"<65": ["age<65"], "≥ 65": ["age>=65"], "SBP <90": ["sbp<90"], "<2 hours": [], "stable": []}
 
