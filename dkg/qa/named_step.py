@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 from os.path import commonprefix
 from typing import Any
 
+import networkx as nx
 from rapidfuzz import fuzz
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
 from dkg.qa.populations import pages_by_population
+from dkg.qa.way_in import FactValue, WayIn, WayInFacts, holds, way_in_facts
 
 # "after X, what next?" / "X done — next?" / "what comes after X?" / "what are the steps after X?": the named step
 _CONNECTOR = r"\s*(?:[,;:.—–]|\s-)+\s*"
@@ -36,8 +39,28 @@ STEP_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) 
     r"\bnext steps?\s+(?:after|following)\s+(?P<step>.+?)\s*[?.!]*$",
     r"\b(?:what|which)\s+(?:are|is)\s+the\s+(?:next\s+)?steps?\s+(?:after|following|of|for)\s+(?P<step>.+?)\s*[?.!]*$",
     r"\bwhat\s+follows\s+(?P<step>.+?)\s*[?.!]*$",
-    rf"^(?:.*?[:;,]\s*)?(?P<step>[^:;,]+?)\s+{_DONE}{_CONNECTOR}(?:.*?\b)?{_ASK}",
+    # "X is done and the unit has deployed. What now?": a clause after "done" says what else happened
+    rf"^(?:.*?[:;,]\s*)?(?P<step>[^:;,]+?)\s+{_DONE}(?:\s+and\s+[^.?!;:]+)?{_CONNECTOR}(?:.*?\b)?{_ASK}",
+    # a step named as a heading whose contents are asked: "what are the X measures?", "which X should be
+    # requested?", "to X, what should be done?", "X: which lines of effort start?"
+    r"^(?:what|which)\s+(?:are|is)\s+the\s+(?P<step>.+?)\s*[?.!]*$",
+    r"^which\s+(?P<step>.+?)\s+(?:should|must|need to|are to)\s+be\s+\w+\b.*$",
+    r"^to\s+(?P<step>[^,]+?),\s*(?:what|which|how)\b.*$",
+    r"^(?P<step>[^:?]+?):\s*(?:what|which)\b.*$",
 ))
+# "<a step the team is at>. <a question about what follows>": the statement names the step
+_SENTENCE_END = re.compile(r"(?<=[.!;])\s+(?=[A-Z])")
+_ASKS_ON = re.compile(r"^(?:what|which|how|where)\b.*\?\s*$", re.IGNORECASE)
+# "should we X?", "is it appropriate to X?", "should X be considered?": whether a step the question names is advised
+ADVISE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"^(?:should|shall|must|can|could|do|would)\s+(?:we|i|you|they|the\s+(?:team|unit|medical\s+team|staff))\s+"
+    r"(?:also\s+)?(?P<step>.+?)\s*[?.!]*$",
+    r"^(?:is|would)\s+it\s+(?:be\s+)?(?:appropriate|advisable|reasonable|recommended|right|indicated|necessary|"
+    r"ok|okay|useful|wise)\s+to\s+(?P<step>.+?)\s*[?.!]*$",
+    r"^(?:should|must|can|could)\s+(?P<subject>.+?)\s+be\s+(?P<step>\w+(?:\s.*?)?)\s*[?.!]*$",
+))
+# a clause saying when ("once the criteria are met", "when a bioincident is suspected"), not what
+_WHEN = re.compile(r"\s+(?:once|when|whenever|if|as soon as|while|after|before|until)\s+.*$", re.IGNORECASE)
 # "X in adult tachycardia": the trailing clause says where X is, not what X is
 _WHERE = re.compile(r"\s+(?:in|for|on|during|within)\s+(?:the\s+|a\s+|an\s+)?(?=\w)"
                     r"(?!.*\s(?:in|for|on|during|within)\s)", re.IGNORECASE)
@@ -56,6 +79,9 @@ class NamedStepSettings:
     word_ratio: float = 85.0       # a question word counts as a box word at this rapidfuzz ratio (typos, plurals)
     min_named: float = 0.75        # share of the named step's words that must be in the box (all of 1 or 2 words)
     max_tied: int = 3              # more boxes tied for best than this: the step is too vague to name one
+    box_named: float = 1.0         # or: share of the box's words the question names (a short heading said in full
+    #                                among other words, "initial mitigation of a suspected bioincident")
+    box_named_words: int = 2       # ... when the box has at least this many content words
 
 
 @dataclass(frozen=True)
@@ -106,14 +132,80 @@ def words(text: str) -> list[str]:
 
 
 def named_step(question: str) -> str | None:
-    """The step a question names and asks what follows, or None when it asks something else."""
+    """The step a question names and asks what follows, or None when it asks something else.
+
+    >>> named_step("After decontamination, what next?")
+    'decontamination'
+    >>> named_step("Pre-deployment preparation is done and the unit has deployed. What now?")
+    'Pre-deployment preparation'
+    >>> named_step("What are the surveillance and control measures?")
+    'surveillance and control measures'
+    >>> named_step("We keep a common operating picture. What comes next?")
+    'We keep a common operating picture'
+    >>> named_step("HR 38 and hypotensive: first step?") is None
+    True
+    """
+    named = named_step_and_form(question)
+    return named[0] if named else None
+
+
+def named_step_and_form(question: str) -> tuple[str, bool] | None:
+    """:func:`named_step` and whether the step is a statement before the question ("We keep a common operating
+    picture. What comes next?"), which a patient's description also is: the caller answers it as a step only
+    when it states no patient fact."""
+    text = question.strip()
     for pattern in STEP_PATTERNS:
-        match = pattern.search(question.strip())
+        match = pattern.search(text)
         if match:
             step = match.group("step").strip(" ,;:-—–")
             if words(step):
-                return step
+                return step, False
+    sentences = _SENTENCE_END.split(text)
+    if len(sentences) >= 2 and _ASKS_ON.match(sentences[-1]):
+        step = sentences[-2].strip(" .!;")
+        if words(step):
+            return step, True
     return None
+
+
+def without_where(step: str) -> str:
+    """``step`` without its trailing clause saying where it is ("measures for a potential bioincident" →
+    "measures"); ``step`` itself when it has none.
+
+    >>> without_where("We keep a common operating picture in theatre")
+    'We keep a common operating picture'
+    """
+    where = _WHERE.search(step)
+    return step[:where.start()] if where is not None and words(step[:where.start()]) else step
+
+
+def named_action(question: str) -> list[str]:
+    """The step a yes/no question asks whether to take, as phrases to look for, longest first (the whole phrase,
+    then without its clause saying when, then without where); empty when it asks something else.
+
+    >>> named_action("Should we initiate an outbreak investigation once the criteria are met?")
+    ['initiate an outbreak investigation once the criteria are met', 'initiate an outbreak investigation']
+    >>> named_action("Should a dedicated facility be considered for cases?")
+    ['considered for cases a dedicated facility', 'considered a dedicated facility']
+    >>> named_action("Is adenosine reasonable at 170?")
+    []
+    """
+    text = question.strip()
+    for pattern in ADVISE_PATTERNS:
+        match = pattern.match(text)
+        if not match:
+            continue
+        step = match.group("step").strip(" ,;:-—–")
+        subject = match.groupdict().get("subject")
+        phrases = [step]
+        for cut in (_WHEN, _WHERE):
+            shorter = cut.split(phrases[-1], maxsplit=1)[0].strip(" ,;:") if cut.search(phrases[-1]) else ""
+            if shorter and words(shorter) and shorter != phrases[-1]:
+                phrases.append(shorter)
+        if subject:
+            phrases = [f"{p} {subject.strip()}" for p in phrases]
+        return list(dict.fromkeys(p for p in phrases if words(p)))
+    return []
 
 
 def same_word(a: str, b: str, ratio: float) -> bool:
@@ -129,6 +221,18 @@ def same_word(a: str, b: str, ratio: float) -> bool:
 
 def _hits(phrase: list[str], box: list[str], ratio: float) -> int:
     return sum(any(same_word(w, b, ratio) for b in box) for w in phrase)
+
+
+def all_words_in(phrase: str, text: str, settings: NamedStepSettings | None = None) -> bool:
+    """Whether every content word of ``phrase`` is a word of ``text`` (written either way, :func:`same_word`).
+
+    >>> all_words_in("probable ventricular tachycardia", "Probable Ventricular TachycardiaProbable")
+    True
+    >>> all_words_in("nephrectomy and recurrence", "Nephrectomy")
+    False
+    """
+    said = words(phrase)
+    return _hits(said, words(text), (settings or NamedStepSettings()).word_ratio) == len(said)
 
 
 def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSettings | None = None,
@@ -153,9 +257,11 @@ def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSe
     for box in boxes:
         own = words(box.content)
         hits = _hits(phrase, own, settings.word_ratio)
-        if not own or hits < need:
+        if not own:
             continue
         covered = _hits(own, phrase, settings.word_ratio) / len(own)
+        if hits < need and (covered < settings.box_named or len(set(own)) < settings.box_named_words):
+            continue
         on_page = max((len(context & page_words[p]) for p in box.pages), default=0)
         ranked.append(((hits, bool(set(box.pages) & preferred), round(covered, 3), on_page), box))
     if not ranked:
@@ -175,17 +281,14 @@ def answer_named_step(graph: Graph, question: str, guideline: str, version: str,
         return None
     queries = named_queries("qa_steps")
     params: dict[str, Any] = {"guideline": guideline, "version": version}
-    boxes = [Box(str(r["uid"]), str(r["content"]), tuple(str(p) for p in r["pages"]), bool(r["has_next"]),
-                 tuple(str(t) for t in r["page_titles"]))
-             for r in graph.read(queries["step_boxes"], params)]
+    boxes = step_boxes(graph, guideline, version)
     titles = page_titles(boxes)
     # a step only on pages of the other population ("Adult …" and a PEDIATRIC page) is not the one named
     preferred, other = pages_by_population(question, titles)
     leading = [b for b in boxes if b.has_next and (not b.pages or set(b.pages) - other)]
     named = best_boxes(step, question, leading, settings, preferred)
-    where = _WHERE.search(step)
-    if not named and where is not None:
-        named = best_boxes(step[:where.start()], question, leading, settings, preferred)
+    if not named and without_where(step) != step:
+        named = best_boxes(without_where(step), question, leading, settings, preferred)
     if not named:
         return None
     params = {**params, "uids": [b.uid for b in named]}
@@ -202,6 +305,81 @@ def answer_named_step(graph: Graph, question: str, guideline: str, version: str,
                   evidence=evidence)
 
 
+def step_boxes(graph: Graph, guideline: str, version: str) -> list[Box]:
+    """Every box of one guideline version (``step_boxes`` of ``cypher/qa_steps.cypher``)."""
+    return [Box(str(r["uid"]), str(r["content"]), tuple(str(p) for p in r["pages"]), bool(r["has_next"]),
+                tuple(str(t) for t in r["page_titles"]))
+            for r in graph.read(named_queries("qa_steps")["step_boxes"], {"guideline": guideline, "version": version})]
+
+
+def names_a_box(phrases: list[str], question: str, boxes: list[Box],
+                settings: NamedStepSettings | None = None) -> list[Box]:
+    """The boxes the first of ``phrases`` that names any names best (:func:`best_boxes`)."""
+    for phrase in phrases:
+        named = best_boxes(phrase, question, boxes, settings)
+        if named:
+            return named
+    return []
+
+
+def conditions_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int = 20) -> list[tuple[str, ...]]:
+    """The conditions the question leaves unstated on the ways from a root to ``uid`` consistent with the stated
+    facts, one tuple per distinct way (an empty tuple: a way with no condition left); at most ``max_paths``
+    ways are looked at, so a large guideline is not walked in full."""
+    arrows = nx.DiGraph()
+    for source, edges in way_in.edges.items():
+        for edge in edges:
+            arrows.add_edge(source, edge.target, checks=edge.tests + edge.target_tests)
+    if uid not in arrows:
+        return []
+    found: dict[tuple[str, ...], None] = {}
+    paths = (p for root in way_in.roots if root in arrows for p in nx.all_simple_edge_paths(arrows, root, uid))
+    for path in islice(paths, max_paths):
+        checks = [c for a, b in path for c in arrows.edges[a, b]["checks"]]
+        if any(c.key in checked.required or (c.key in checked.facts and not holds(c, checked.facts[c.key]))
+               for c in checks):
+            continue
+        found[tuple(dict.fromkeys(str(c) for c in checks if c.key not in checked.facts))] = None
+    return sorted(found, key=len)
+
+
+def answer_named_action(graph: Graph, question: str, guideline: str, version: str, phrases: list[str],
+                        stated: dict[str, FactValue], settings: NamedStepSettings | None = None) -> Answer | None:
+    """Whether to take the step a yes/no question names ("should we request technical reachback early?"): yes
+    when the step is one of the guideline's and a way to it agrees with the stated facts, with the conditions
+    the question leaves unstated on that way (the route) and the arrows into it; None when the question names
+    no box, or the stated facts lead elsewhere (the caller then answers it as a patient question)."""
+    named = names_a_box(phrases, question, step_boxes(graph, guideline, version), settings)
+    if not named:
+        return None
+    way_in = WayIn.of(graph, guideline, version)
+    checked = way_in_facts(stated)
+    reached = way_in.ways(checked)
+    rows: list[dict[str, Any]] = []
+    for box in named:
+        if box.uid not in reached:
+            continue
+        ways = conditions_to(way_in, box.uid, checked)
+        before = [e.source for edges in way_in.edges.values() for e in edges if e.target == box.uid]
+        rows.append({"uid": box.uid, "content": box.content, "advisable": True, "conditions": list(ways[0]) if ways
+                     else [], "other_ways": [list(w) for w in ways[1:]], "after_uids": before})
+    if not rows:
+        return None
+    contents = {b.uid: b.content for b in step_boxes(graph, guideline, version)}
+    parts = []
+    for row in rows:
+        after = "; ".join(f'"{contents.get(u, u)}"' for u in row["after_uids"])
+        when = " and ".join(row["conditions"])
+        parts.append(f'Yes: "{row["content"]}" is a step of the guideline' + (f", after {after}" if after else "")
+                     + (f", when {when}" if when else "") + ".")
+    evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]), kind="Action", guideline=guideline,
+                         version=version) for r in rows]
+    return Answer(question=question, route="text2cypher", answer=" ".join(parts),
+                  cypher=named_queries("qa_steps")["step_boxes"],
+                  cypher_params={"guideline": guideline, "version": version, "uids": [r["uid"] for r in rows]},
+                  rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence)
+
+
 def steps_text(rows: list[dict[str, Any]]) -> str:
     """'After "Aspirin …": 12 Lead ECG' — each next step with its arrow's label."""
     parts: dict[str, list[str]] = {}
@@ -211,4 +389,6 @@ def steps_text(rows: list[dict[str, Any]]) -> str:
     return " ".join(f"After \"{after}\": {'; '.join(steps)}." for after, steps in parts.items())
 
 
-__all__ = ["NamedStepSettings", "answer_named_step", "best_boxes", "named_step", "steps_text", "words"]
+__all__ = ["NamedStepSettings", "all_words_in", "answer_named_action", "answer_named_step", "best_boxes",
+           "conditions_to", "named_action", "named_step", "named_step_and_form", "names_a_box", "step_boxes",
+           "steps_text", "without_where", "words"]

@@ -24,7 +24,18 @@ from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
 from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
-from dkg.qa.named_step import answer_named_step, named_step
+from dkg.qa.named_step import (
+    all_words_in,
+    answer_named_action,
+    answer_named_step,
+    named_action,
+    named_step,
+    named_step_and_form,
+    names_a_box,
+    step_boxes,
+    steps_text,
+    without_where,
+)
 from dkg.qa.pathway import Walk, missing_facts, walk_query
 from dkg.qa.populations import population_unstated
 from dkg.qa.queries import QuerySketch, QuestionType
@@ -33,7 +44,8 @@ from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
-from dkg.qa.way_in import WayIn, way_in_facts
+from dkg.qa.way_in import WayIn, holds, way_in_facts
+from dkg.types import Constraint
 
 MAX_CHARS = 600
 MAX_WORDS = 120
@@ -147,7 +159,7 @@ class TextToCypherService:
         if other and not named_guidelines(text):
             return (f"the question is about {other[0]!r}, which no loaded guideline covers "
                     f"(known guidelines: {self.topics_list()})")
-        if not found:
+        if not found and not self._guidelines_by_step(text):
             return (f"out of scope: the question names no guideline topic the decision knowledge graph covers "
                     f"(known guidelines: {self.topics_list()})")
         return None
@@ -187,7 +199,7 @@ class TextToCypherService:
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
             return self._refuse(question, reason, timings)
-        stepped = self._named_step(question)
+        stepped = self._named_step(question) or self._named_action(question)
         if stepped is not None:
             timings["total"] = (time.perf_counter() - start) * 1000
             return stepped.model_copy(update={"timings_ms": timings})
@@ -253,26 +265,62 @@ class TextToCypherService:
         timings["total"] = (time.perf_counter() - start) * 1000
         return self._refuse(question, "no decoded query passed validation: " + "; ".join(problems[:3]), timings)
 
+    def _guidelines_by_step(self, question: str) -> list[str]:
+        """The loaded guidelines one of whose boxes the question names as a step (:mod:`dkg.qa.named_step`),
+        for a question that names no guideline topic ("pre-deployment preparation is done: what now?")."""
+        cached = getattr(self, "_by_step", None)
+        if cached is not None and cached[0] == question:
+            return cached[1]
+        step = named_step(question)
+        phrases = ([step] if step else []) + named_action(question)
+        found: list[str] = []
+        if phrases and getattr(self, "graph", None) is not None:
+            for topic in guideline_topics():
+                try:
+                    version = self.version_of(topic.guideline)
+                    if names_a_box(phrases, question, step_boxes(self.graph, topic.guideline, version)):
+                        found.append(topic.guideline)
+                except DKGError:  # not loaded
+                    continue
+        self._by_step = (question, found)
+        return found
+
+    def _step_guideline(self, question: str) -> list[str]:
+        return detect_guidelines(question) or self._guidelines_by_step(question)
+
     def _named_step(self, question: str) -> Answer | None:
         """A question that states no patient facts and asks what follows a step it names ("after
         decontamination, what next?") is answered by the steps after that step (:mod:`dkg.qa.named_step`)."""
-        found = detect_guidelines(question)
-        step = named_step(question)
-        if len(found) != 1 or step is None:
+        named = named_step_and_form(question)
+        if named is None:
             return None
-        # the step's own words may read as facts ('probable ventricular tachycardia'); the rest of the question
-        # may state only facts that locate the step ('non-shockable side: after treating reversible causes'): a
-        # patient described beyond it ('after nephrectomy, pT3a, high risk') is placed by the walk
-        rest = question.replace(step, " ")
-        stated = {**vocabulary_facts(rest, found), **implied_facts(extract_facts(rest))}
+        step, statement = named
+        found = self._step_guideline(question)
+        if len(found) != 1:
+            return None
         try:
             version = self.version_of(found[0])
             answer = answer_named_step(self.graph, question, found[0], version, step=step)
-            # beside stated facts, a step whose own words state a fact ('after nephrectomy and recurrence') is
-            # part of the patient's course, which the walk places
-            if answer is not None and stated and (implied_facts(extract_facts(step)) or vocabulary_facts(step, found)
-                                                  or not self._facts_locate(found[0], version, answer, stated)):
+            if answer is None:
                 return None
+            # the words that name the step: all of it, or without its clause saying where ('measures for a
+            # potential bioincident', 'a common operating picture in theatre'), whose facts then locate the step.
+            # Facts in those words that its box does not state ('after nephrectomy and recurrence'; a statement
+            # '58F, substantial comorbidities. Which induction?') describe a patient, whom the walk places
+            core = next((c for c in dict.fromkeys((step, without_where(step)))
+                         if self._named_by_its_box(c, found, answer, strict=statement)), None)
+            if core is None:
+                return None
+            # the rest of the question may state only facts that locate the step ('non-shockable side: after
+            # treating reversible causes') or choose among its arrows ('preparation is done and the unit has
+            # deployed'): a patient described beyond it ('after nephrectomy, pT3a, high risk') is placed by the walk
+            rest = question.replace(core, " ")
+            stated = {**vocabulary_facts(rest, found), **implied_facts(extract_facts(rest))}
+            if stated:
+                answer = self._branch_chosen(answer, stated)
+                if answer is None or not self._facts_locate(found[0], version, answer, stated,
+                                                            branching=self._branch_keys(answer)):
+                    return None
         except DKGError:
             return None
         if answer is not None:
@@ -282,12 +330,88 @@ class TextToCypherService:
             answer = answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
         return answer
 
-    def _facts_locate(self, guideline: str, version: str, answer: Answer, stated: dict[str, float | str]) -> bool:
+    def _named_action(self, question: str) -> Answer | None:
+        """A yes/no question about a step it names ("should we request technical reachback early?") is answered
+        yes with the way to that step when the stated facts agree with one (:func:`answer_named_action`); a step
+        whose own words state patient facts ('give blinatumomab to a 30-year-old') is left to the walk."""
+        phrases = named_action(question)
+        if not phrases:
+            return None
+        found = self._step_guideline(question)
+        if len(found) != 1 or implied_facts(extract_facts(phrases[-1])):
+            return None
+        stated = {**vocabulary_facts(question, found), **implied_facts(extract_facts(question))}
+        try:
+            answer = answer_named_action(self.graph, question, found[0], self.version_of(found[0]), phrases, stated)
+        except DKGError:
+            return None
+        if answer is not None:
+            self.stats["answered"] += 1
+            self.stats["named_action"] += 1
+            self.last_path = "named_action"
+            answer = answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
+        return answer
+
+    @staticmethod
+    def _named_by_its_box(step: str, found: list[str], answer: Answer, strict: bool = False) -> bool:
+        """Whether the facts a named step's own words state are the named box's own words ('pre-deployment
+        preparation' names the box, though 'pre-deployment' reads as not deployed), not a patient's course
+        ('after nephrectomy and recurrence'); ``strict``: whether it states no fact at all."""
+        said = {**implied_facts(extract_facts(step)), **vocabulary_facts(step, found)}
+        if not said:
+            return True
+        if strict:
+            return False
+        boxes = " ".join(dict.fromkeys(str(r.get("after", "")) for r in answer.rows))
+        if all_words_in(step, boxes):  # the step says nothing but the box's name
+            return True
+        own = {**implied_facts(extract_facts(boxes)), **vocabulary_facts(boxes, found)}
+        return all(own.get(k) == v for k, v in said.items())
+
+    @staticmethod
+    def _branch_keys(answer: Answer) -> set[str]:
+        keys: set[str] = set()
+        for row in answer.rows:
+            for text in row.get("constraints") or []:
+                try:
+                    keys.add(Constraint.parse(str(text)).key)
+                except DKGError:
+                    continue
+        return keys
+
+    @staticmethod
+    def _branch_chosen(answer: Answer, stated: dict[str, float | str]) -> Answer | None:
+        """``answer`` with only the arrows out of the named step whose conditions the stated facts meet (the unit
+        has deployed: the arrow labelled Deployment); None when the facts meet none."""
+        def agrees(row: dict[str, Any]) -> bool:
+            for text in row.get("constraints") or []:
+                try:
+                    constraint = Constraint.parse(str(text))
+                except DKGError:
+                    continue
+                if constraint.key in stated and not holds(constraint, stated[constraint.key]):
+                    return False
+            return True
+
+        rows = [r for r in answer.rows if agrees(r)]
+        if not rows:
+            return None
+        if len(rows) == len(answer.rows):
+            return answer
+        kept = {str(r["uid"]) for r in rows}
+        return answer.model_copy(update={"rows": rows, "matched_nodes": [u for u in answer.matched_nodes if u in kept],
+                                         "evidence": [e for e in answer.evidence if e.node_uid in kept],
+                                         "answer": steps_text(rows)})
+
+    def _facts_locate(self, guideline: str, version: str, answer: Answer, stated: dict[str, float | str],
+                      branching: set[str] | frozenset[str] = frozenset()) -> bool:
         """Whether every stated fact is tested on a consistent way from a root to each step the question named
-        (the facts say where the step is, not what came after it)."""
+        (the facts say where the step is, not what came after it), or on the arrows out of it (``branching``:
+        they choose among them)."""
         named = [str(u) for u in (answer.cypher_params or {}).get("uids", [])]
-        ways = self._way_in(guideline, version).ways(way_in_facts(stated))
-        return bool(named) and all(u in ways and set(stated) <= ways[u].keys for u in named)
+        ways = self._way_in(guideline, version).ways(way_in_facts({k: v for k, v in stated.items()
+                                                                   if k not in branching}))
+        return bool(named) and all(u in ways and set(stated) - branching <= ways[u].keys for u in named)
 
     def _way_in(self, guideline: str, version: str) -> WayIn:
         """The arrows of one guideline version, read once per answer (a curation between answers is seen)."""

@@ -25,12 +25,14 @@ from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources
 if TYPE_CHECKING:
     import pint
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
+# a number, with thousands separated by commas as lab values are written ("WBC 13,500")
+_NUMBER = r"(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
 # how a number's unit may be written after it; converted with pint when it is not the key's own unit
 _UNIT_WORDS = {"bpm": "1/min", "/min": "1/min", "per min": "1/min", "per minute": "1/min", "ms": "millisecond",
                "msec": "millisecond", "s": "second", "sec": "second", "seconds": "second", "mmhg": "mmHg",
-               "mg/dl": "mg/dL", "%": "percent"}
-_UNIT = r"(bpm|/min|per minute|per min|msec|ms|seconds|sec|s|mmhg|mg/dl|%)?"
+               "mm hg": "mmHg", "mg/dl": "mg/dL", "%": "percent", "°c": "degC", "c": "degC", "°f": "degF",
+               "f": "degF", "cmh2o": "cmH2O", "cm h2o": "cmH2O"}
+_UNIT = r"(bpm|/min|per minute|per min|msec|ms|seconds|sec|s|mm ?hg|mg/dl|%|°c|c|°f|f|cm ?h2o)?"
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[Voca
             patterns.append(re.compile(rf"(?<![a-z0-9.]){_NUMBER}\s*({words})(?![a-z0-9])"))
         for pattern in patterns:
             for m in pattern.finditer(text):
-                number = _convert(float(m.group(1)), m.group(2), spec)
+                number = _convert(float(m.group(1).replace(",", "")), m.group(2), spec)
                 if number is None or (spec.minimum is not None and number < spec.minimum) or (
                         spec.maximum is not None and number > spec.maximum):
                     continue

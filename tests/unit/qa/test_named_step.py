@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.qa.named_step import Box, answer_named_step, best_boxes, named_step, same_word, steps_text
+from dkg.qa.named_step import (
+    Box,
+    answer_named_action,
+    answer_named_step,
+    best_boxes,
+    conditions_to,
+    named_action,
+    named_step,
+    same_word,
+    steps_text,
+)
+from dkg.qa.way_in import WayIn, way_in_facts
 
 # a procedure page and a second page that shares a step's words (made-up texts, not from any guideline)
 BOXES = [
@@ -111,3 +122,108 @@ TITLED = _Graph([
 def test_page_titles_tell_apart_a_step_printed_on_two_algorithms(question: str, expected: list[str]) -> None:
     answer = answer_named_step(TITLED, question, "g", "1")  # type: ignore[arg-type]
     assert answer is not None and sorted(answer.matched_nodes) == expected
+
+
+@pytest.mark.parametrize(("question", "step"), [
+    ("Preparation is done and the unit has deployed. What should the team maintain now?", "Preparation"),
+    ("What are the surveillance and control measures for a potential outbreak?",
+     "surveillance and control measures for a potential outbreak"),
+    ("Which resources and assistance should be requested when an outbreak is recognised?",
+     "resources and assistance"),
+    ("To provide situational awareness in an outbreak, what should be done?",
+     "provide situational awareness in an outbreak"),
+    ("Initial mitigation of a suspected outbreak: which lines of effort start at the same time?",
+     "Initial mitigation of a suspected outbreak"),
+    ("We keep a common operating picture in theatre. What comes next?",
+     "We keep a common operating picture in theatre"),
+])
+def test_a_step_named_as_a_heading_or_a_statement_is_read_from_the_question(question: str, step: str) -> None:
+    assert named_step(question) == step
+
+
+@pytest.mark.parametrize(("question", "phrases"), [
+    ("Should we initiate an outbreak investigation once the criteria are met?",
+     ["initiate an outbreak investigation once the criteria are met", "initiate an outbreak investigation"]),
+    ("Is it appropriate to request technical reachback early in a potential outbreak?",
+     ["request technical reachback early in a potential outbreak", "request technical reachback early"]),
+    ("Should a dedicated facility be considered?", ["considered a dedicated facility"]),
+    ("Would it be reasonable to coordinate with the host nation when an outbreak is suspected?",
+     ["coordinate with the host nation when an outbreak is suspected", "coordinate with the host nation"]),
+    ("Is adenosine reasonable for a stable narrow-complex tachycardia?", []),
+    ("After decontamination, what next?", []),
+])
+def test_the_step_a_yes_no_question_asks_about_is_read_from_it(question: str, phrases: list[str]) -> None:
+    assert named_action(question) == phrases
+
+
+def test_a_short_heading_said_in_full_among_other_words_is_named() -> None:
+    boxes = [Box("im", "Initial Mitigation Steps", ("1",), True),
+             Box("cm", "Criteria Met for Potential Outbreak", ("1",), True),
+             Box("one", "Mitigation", ("1",), True)]
+    # 2 of the 4 words the question says, but every word of the box
+    assert [b.uid for b in best_boxes("initial mitigation of a suspected outbreak", "", boxes)] == ["im"]
+    # a one-word box is not named by one word among many
+    assert best_boxes("mitigation of a suspected outbreak", "", boxes[1:]) == []
+
+
+class _WalkGraph(_Graph):
+    """:class:`_Graph` that also answers the walk's ``walk_edges`` query, with a condition on some arrows."""
+
+    def __init__(self, boxes: list[Box], arrows: list[tuple[str, str]], conditions: dict[tuple[str, str], list[str]]):
+        super().__init__(boxes, arrows)
+        self.conditions = conditions
+
+    def read(self, query: str, params: dict[str, object]) -> list[dict[str, object]]:
+        if "closes_loop" in query:
+            return [{"a": h, "b": t, "arrow": self.conditions.get((h, t), []), "box": [], "action": True,
+                     "content": self.boxes[t].content} for h, t in self.arrows]
+        return super().read(query, params)
+
+
+PROCEDURE = _WalkGraph([
+    Box("prep", "Prepare the unit", ("1",), True),
+    Box("im", "Initial mitigation steps", ("1",), True),
+    Box("rr", "Request resources and assistance", ("1",), True),
+    Box("rb", "Obtain technical reachback early", ("1",), False),
+    Box("fac", "Consider dedicating a facility to the management of cases", ("1",), False),
+], [("prep", "im"), ("im", "rr"), ("rr", "rb"), ("rr", "fac")], {("prep", "im"): ["age>=18"]})
+
+
+def test_a_step_of_the_guideline_asked_about_is_advised_with_the_conditions_on_its_way() -> None:
+    question = "Is it appropriate to request technical reachback early in an outbreak?"
+    answer = answer_named_action(PROCEDURE, question, "g", "1", named_action(question), {})  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["rb"] and answer.rows[0]["advisable"] is True
+    assert answer.rows[0]["conditions"] == ["age>=18"]
+    assert answer.answer == ('Yes: "Obtain technical reachback early" is a step of the guideline, after "Request '
+                             'resources and assistance", when age>=18.')
+    stated = answer_named_action(PROCEDURE, question, "g", "1", named_action(question), {"age": 40.0})  # type: ignore[arg-type]
+    assert stated is not None and stated.rows[0]["conditions"] == []  # the stated age meets it
+
+
+def test_a_step_the_stated_facts_do_not_reach_or_no_box_names_is_left_to_the_walk() -> None:
+    question = "Should a dedicated facility be considered for the cases?"
+    assert answer_named_action(PROCEDURE, question, "g", "1", named_action(question), {"age": 10.0}) is None  # type: ignore[arg-type]
+    other = "Should we start haemodialysis?"
+    assert answer_named_action(PROCEDURE, other, "g", "1", named_action(other), {}) is None  # type: ignore[arg-type]
+
+
+def test_the_conditions_on_each_way_in_are_listed_once_the_shortest_first() -> None:
+    way_in = WayIn.of(PROCEDURE, "g", "1")  # type: ignore[arg-type]
+    assert conditions_to(way_in, "fac", way_in_facts({})) == [("age>=18",)]
+    assert conditions_to(way_in, "prep", way_in_facts({})) == [()]
+    assert conditions_to(way_in, "fac", way_in_facts({"age": 12.0})) == []
+
+
+def test_a_stated_fact_chooses_among_the_arrows_out_of_the_named_step() -> None:
+    from dkg.answers import Answer
+    from dkg.qa.service import TextToCypherService
+
+    rows = [{"uid": "adult", "content": "Adult dosing", "label": "", "constraints": ["age>=18"], "after": "Assess"},
+            {"uid": "child", "content": "Child dosing", "label": "", "constraints": ["age<18"], "after": "Assess"}]
+    answer = Answer(question="q", route="text2cypher", answer=steps_text(rows), rows=rows,
+                    matched_nodes=["adult", "child"])
+    chosen = TextToCypherService._branch_chosen(answer, {"age": 40.0})
+    assert chosen is not None and chosen.matched_nodes == ["adult"] and chosen.answer == \
+        'After "Assess": Adult dosing.'
+    assert TextToCypherService._branch_chosen(answer, {"sex": "female"}) is answer  # nothing to choose by
+    assert TextToCypherService._branch_keys(answer) == {"age"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dkg.qa.grounding import _masked_facts
 from dkg.qa.vocabulary_facts import onboarded_sources, vocabulary_facts
 
@@ -36,3 +38,19 @@ def test_numbers_with_the_keys_unit_or_a_synonym() -> None:
 def test_fact_words_are_no_treatment_phrase() -> None:
     masked = _masked_facts("Should a hypotensive, altered patient in SVT at 210 get synchronized cardioversion?")
     assert "hypotensive" not in masked and "synchronized cardioversion" in masked
+
+
+def test_lab_values_with_thousands_separators_and_temperatures_in_either_scale() -> None:
+    import re
+
+    from dkg.qa.vocabulary_facts import _NUMBER, _UNIT, _convert
+    from dkg.vocabulary import KeyKind, KeySpec
+
+    assert [m.replace(",", "") for m in re.findall(_NUMBER, "WBC 13,500 then 3,900, 38.6 and 12,00")] == [
+        "13500", "3900", "38.6", "12", "00"]
+    temperature = KeySpec("temperature", KeyKind.NUMERIC, "Body temperature", unit="degC", minimum=25, maximum=45)
+    assert _convert(101.3, "°F", temperature) == pytest.approx(38.5)
+    assert _convert(38.5, "C", temperature) == 38.5
+    pressure = KeySpec("peep", KeyKind.NUMERIC, "PEEP", unit="cmH2O", minimum=0, maximum=40)
+    assert _convert(8, "cm H2O", pressure) == 8 and _convert(8, "mmHg", pressure) == pytest.approx(10.88, abs=0.01)
+    assert re.fullmatch(_UNIT, "cm h2o") and re.fullmatch(_UNIT, "mm hg") and re.fullmatch(_UNIT, "°f")
