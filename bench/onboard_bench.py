@@ -360,7 +360,10 @@ def heldout_part(out: Path) -> None:
     with open_graph(settings) as graph:
         for page, spec in gold_pages.items():
             name, version = spec["guideline"], str(spec["version"])
-            key = f"heldout.{name}"
+            part = spec.get("split", "heldout")
+            if part not in ("heldout", "dev"):
+                raise SystemExit(f"{HELDOUT_GOLD}: page {page} has split {part!r}; write heldout or dev")
+            key = f"{part}.{name}"
             review_path = HELDOUT_DIR / name / f"review-{version}.yaml"
             recorded = load_review(review_path)
             target = GUIDELINES_ROOT / name
@@ -433,7 +436,9 @@ def heldout_part(out: Path) -> None:
                          if not r.correct]
                 print(f"{name} {route}: {sum(r.correct for r in rows)}/{len(rows)}; wrong: {wrong}")
             figures[f"{key}.served_model"] = str(model_dir)
-            figures[f"{key}.note"] = "held out: gold and questions written before the page was onboarded; run once"
+            figures[f"{key}.note"] = ("held out: gold and questions written before the page was onboarded; run once"
+                                      if part == "heldout" else "development: the QA rules were developed on its "
+                                      "questions after its held-out runs (datasets/onboarding/heldout.yaml)")
             print({k: v for k, v in figures.items() if k.startswith(key)})
     out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
