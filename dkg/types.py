@@ -97,7 +97,7 @@ ConstraintValue = float | str | tuple[float, float] | frozenset[str]
 _UNICODE_OPS = {"≥": ">=", "≤": "<=", "≠": "!=", "==": "=", "=<": "<=", "=>": ">="}
 _TOKEN = re.compile(r"^[A-Za-z0-9_+\-]+$")
 _CONSTRAINT_RE = re.compile(
-    r"^\s*(?P<key>[a-z_]+)\s*(?:(?P<op><=|>=|!=|=|<|>)|\s(?P<in>in)\s)\s*(?P<value>.+?)\s*$"
+    r"^\s*(?P<key>[a-z][a-z0-9_]*)\s*(?:(?P<op><=|>=|!=|=|<|>)|\s(?P<in>in)\s)\s*(?P<value>.+?)\s*$"
 )
 
 

@@ -123,7 +123,7 @@ def load_gold(paths: list[Path]) -> list[GoldItem]:
 
 
 def _key(constraint: str) -> str:
-    match = re.match(r"[a-z_]+", constraint)
+    match = re.match(r"[a-z][a-z0-9_]*", constraint)
     return match.group(0) if match else constraint
 
 

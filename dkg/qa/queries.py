@@ -116,7 +116,7 @@ _HEAD = re.compile(
     r"^WITH '(?P<g>[A-Za-z][A-Za-z0-9_-]*)' AS guideline"
     r"(?:, '(?P<t>[^'\n]*)' AS treatment)?"
     r"(?:, \{(?P<f>[^}]*)\} AS facts)?\s*$")
-_SLOT = re.compile(r"^\s*([a-z_]+): \$([a-z_]+)\s*$")
+_SLOT = re.compile(r"^\s*([a-z][a-z0-9_]*): \$([a-z][a-z0-9_]*)\s*$")
 
 
 def model_target(sketch: QuerySketch) -> str:

@@ -65,3 +65,13 @@ def test_constraint_lists() -> None:
     assert format_constraints([]) == "NULL"
     cell = format_constraints(parse_constraints("ph=+,age in [15,39],ph=+"))
     assert cell == "age in [15,39],ph=+"
+
+
+def test_a_key_may_hold_digits_as_vocabulary_files_allow(monkeypatch: pytest.MonkeyPatch) -> None:
+    # fio2_increase, spo2, hba1c: a key the vocabulary accepts is read back from its constraint text
+    from dkg import types
+    from dkg.vocabulary import KeyKind, KeySpec
+
+    monkeypatch.setitem(types.VOCABULARY, "fio2_increase", KeySpec(
+        "fio2_increase", KeyKind.NUMERIC, "Rise of FiO2", unit="dimensionless", minimum=0, maximum=1))
+    assert str(Constraint.parse("fio2_increase >= 0.20")) == "fio2_increase>=0.2"
