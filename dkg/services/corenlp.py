@@ -10,6 +10,7 @@ shipped in the default English models jar (that jar holds no shift-reduce model)
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import logging
 import shutil
@@ -111,6 +112,36 @@ def _port_free(port: int) -> bool:
     return True
 
 
+# another dkg process's server on the configured port: this one starts its own on the next port of this many
+OWN_PORT_TRIES = 10
+
+
+def _claim_port(port: int, locks: Path) -> tuple[int, Any]:
+    """The first port from ``port`` no other dkg process holds (a lock file per port in ``locks``, kept until
+    :meth:`CoreNLPServer.stop`), with the open lock. Without it two processes starting together both find the port
+    free, one server fails to bind, and its process talks to the other's server until that one stops. A port some
+    other program listens on is an error, as before."""
+    locks.mkdir(parents=True, exist_ok=True)
+    for candidate in range(port, min(port + OWN_PORT_TRIES, 65536)):
+        handle = open(locks / f"port-{candidate}.lock", "a")  # noqa: SIM115  (kept open while the server runs)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another dkg process's server: try the next port
+            handle.close()
+            continue
+        if not _port_free(candidate):
+            handle.close()
+            raise PortInUseError(
+                f"port {candidate} for the CoreNLP server is taken by another process; stop it or choose "
+                "another port with DKG_CORENLP_PORT=<port>."
+            )
+        return candidate, handle
+    raise PortInUseError(
+        f"ports {port}-{port + OWN_PORT_TRIES - 1} for the CoreNLP server are all used by other dkg processes; wait "
+        "for one to finish or choose another port with DKG_CORENLP_PORT=<port>."
+    )
+
+
 _LEAF_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "[": "-LSB-", "]": "-RSB-", "{": "-LCB-", "}": "-RCB-"}
 
 
@@ -139,18 +170,21 @@ class CoreNLPServer:
         self.threads = threads
         self.download = download
         self.start_seconds: float | None = None
+        self.port = settings.corenlp_port
+        """The port the server listens on: the configured one, or a later one when another dkg process holds it."""
         self._client: Any = None
         self._log: Any = None
+        self._port_lock: Any = None
 
     @property
     def properties_file(self) -> Path:
         """The server's properties, written at start into the data folder (not the working directory)."""
-        return self.settings.home / "corenlp" / f"server-{self.settings.corenlp_port}.props"
+        return self.settings.home / "corenlp" / f"server-{self.port}.props"
 
     @property
     def endpoint(self) -> str:
         # stanza only starts servers whose endpoint host is literally "localhost".
-        return f"http://localhost:{self.settings.corenlp_port}"
+        return f"http://localhost:{self.port}"
 
     def __enter__(self) -> CoreNLPServer:
         self.start()
@@ -171,12 +205,8 @@ class CoreNLPServer:
             )
         lib = ensure_jars(self.settings, download=self.download)
         provider = loopback_provider_classes(self.settings, Path(java))
-        port = self.settings.corenlp_port
-        if not _port_free(port):
-            raise PortInUseError(
-                f"port {port} for the CoreNLP server is taken by another process; stop it or choose "
-                "another port with DKG_CORENLP_PORT=<port>."
-            )
+        self.port, self._port_lock = _claim_port(self.settings.corenlp_port, self.settings.home / "corenlp")
+        port = self.port
         from stanza.server import CoreNLPClient, StartServer
         from stanza.server.client import write_corenlp_props
 
@@ -253,6 +283,9 @@ class CoreNLPServer:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._port_lock is not None:
+            self._port_lock.close()  # closing releases the lock
+            self._port_lock = None
 
     def parse(self, sentences: list[str]) -> list[str]:
         """Bracketed constituency trees, one per input sentence (each parsed as a single sentence).
