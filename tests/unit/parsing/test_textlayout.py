@@ -84,3 +84,11 @@ def test_group_blocks_keeps_close_lines_together() -> None:
     lines = build_lines(word("MRD-positive", 0, 100) + word("or unknown", 0, 112) + word("Other", 0, 200))
     blocks = group_blocks(lines)
     assert [len(b.lines) for b in blocks] == [2, 1]
+
+
+def test_words_set_tight_without_space_glyphs_are_still_apart() -> None:
+    # a producer that positions each word and writes no space glyph, with word gaps of 0.15 em (the real dev
+    # pages' gaps before a space glyph are 0.13-0.23 em, their letters' at most 0.014 em bar line breaks)
+    tokens = word("the", 0, 100) + word("patient", 16.5, 100) + word("meets", 53.0, 100)
+    assert build_lines(tokens)[0].plain == "the patient meets"
+    assert build_lines(word("patient", 0, 100))[0].plain == "patient"  # touching letters stay one word
