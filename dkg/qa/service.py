@@ -315,7 +315,7 @@ class TextToCypherService:
             # treating reversible causes') or choose among its arrows ('preparation is done and the unit has
             # deployed'): a patient described beyond it ('after nephrectomy, pT3a, high risk') is placed by the walk
             rest = question.replace(core, " ")
-            stated = {**vocabulary_facts(rest, found), **implied_facts(extract_facts(rest))}
+            stated = self._stated(rest, found)
             if stated:
                 answer = self._branch_chosen(answer, stated)
                 if answer is None or not self._facts_locate(found[0], version, answer, stated,
@@ -323,12 +323,7 @@ class TextToCypherService:
                     return None
         except DKGError:
             return None
-        if answer is not None:
-            self.stats["answered"] += 1
-            self.stats["named_step"] += 1
-            self.last_path = "named_step"
-            answer = answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
-        return answer
+        return self._answered_by("named_step", answer)
 
     def _named_action(self, question: str) -> Answer | None:
         """A yes/no question about a step it names ("should we request technical reachback early?") is answered
@@ -340,24 +335,33 @@ class TextToCypherService:
         found = self._step_guideline(question)
         if len(found) != 1 or implied_facts(extract_facts(phrases[-1])):
             return None
-        stated = {**vocabulary_facts(question, found), **implied_facts(extract_facts(question))}
+        stated = self._stated(question, found)
         try:
             answer = answer_named_action(self.graph, question, found[0], self.version_of(found[0]), phrases, stated)
         except DKGError:
             return None
-        if answer is not None:
-            self.stats["answered"] += 1
-            self.stats["named_action"] += 1
-            self.last_path = "named_action"
-            answer = answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
-        return answer
+        return self._answered_by("named_action", answer)
+
+    def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
+        """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""
+        if answer is None:
+            return None
+        self.stats["answered"] += 1
+        self.stats[path] += 1
+        self.last_path = path
+        return answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
+
+    @staticmethod
+    def _stated(text: str, found: list[str]) -> dict[str, float | str]:
+        """The facts ``text`` states: the onboarded guidelines' vocabulary, then the clinical lexicon's."""
+        return {**vocabulary_facts(text, found), **implied_facts(extract_facts(text))}
 
     @staticmethod
     def _named_by_its_box(step: str, found: list[str], answer: Answer, strict: bool = False) -> bool:
         """Whether the facts a named step's own words state are the named box's own words ('pre-deployment
         preparation' names the box, though 'pre-deployment' reads as not deployed), not a patient's course
         ('after nephrectomy and recurrence'); ``strict``: whether it states no fact at all."""
-        said = {**implied_facts(extract_facts(step)), **vocabulary_facts(step, found)}
+        said = TextToCypherService._stated(step, found)
         if not said:
             return True
         if strict:
@@ -365,7 +369,7 @@ class TextToCypherService:
         boxes = " ".join(dict.fromkeys(str(r.get("after", "")) for r in answer.rows))
         if all_words_in(step, boxes):  # the step says nothing but the box's name
             return True
-        own = {**implied_facts(extract_facts(boxes)), **vocabulary_facts(boxes, found)}
+        own = TextToCypherService._stated(boxes, found)
         return all(own.get(k) == v for k, v in said.items())
 
     @staticmethod
