@@ -52,12 +52,14 @@ STEP_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) 
 _SENTENCE_END = re.compile(r"(?<=[.!;])\s+(?=[A-Z])")
 _ASKS_ON = re.compile(r"^(?:what|which|how|where)\b.*\?\s*$", re.IGNORECASE)
 # "should we X?", "is it appropriate to X?", "should X be considered?": whether a step the question names is advised
-ADVISE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"^(?:should|shall|must|can|could|do|would)\s+(?:we|i|you|they|the\s+(?:team|unit|medical\s+team|staff))\s+"
+# ("Bradycardia: should we …?": a leading "X:" says where)
+_WHERE_FIRST = r"^(?:[^:?]{1,60}:\s*)?"
+ADVISE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(_WHERE_FIRST + p, re.IGNORECASE) for p in (
+    r"(?:should|shall|must|can|could|do|would)\s+(?:we|i|you|they|the\s+(?:team|unit|medical\s+team|staff))\s+"
     r"(?:also\s+)?(?P<step>.+?)\s*[?.!]*$",
-    r"^(?:is|would)\s+it\s+(?:be\s+)?(?:appropriate|advisable|reasonable|recommended|right|indicated|necessary|"
+    r"(?:is|would)\s+it\s+(?:be\s+)?(?:appropriate|advisable|reasonable|recommended|right|indicated|necessary|"
     r"ok|okay|useful|wise)\s+to\s+(?P<step>.+?)\s*[?.!]*$",
-    r"^(?:should|must|can|could)\s+(?P<subject>.+?)\s+be\s+(?P<step>\w+(?:\s.*?)?)\s*[?.!]*$",
+    r"(?:should|must|can|could)\s+(?P<subject>.+?)\s+be\s+(?P<step>\w+(?:\s.*?)?)\s*[?.!]*$",
 ))
 # a clause saying when ("once the criteria are met", "when a bioincident is suspected"), not what
 _WHEN = re.compile(r"\s+(?:once|when|whenever|if|as soon as|while|after|before|until)\s+.*$", re.IGNORECASE)
@@ -314,9 +316,13 @@ def step_boxes(graph: Graph, guideline: str, version: str) -> list[Box]:
 
 def names_a_box(phrases: list[str], question: str, boxes: list[Box],
                 settings: NamedStepSettings | None = None) -> list[Box]:
-    """The boxes the first of ``phrases`` that names any names best (:func:`best_boxes`)."""
+    """The boxes the first of ``phrases`` that names any names best (:func:`best_boxes`), a box on a page the
+    question points to by its population or title words ("Bradycardia: …") first."""
+    pages = {p for b in boxes for p in b.pages}
+    asked = pages_asked(question, page_titles(boxes), pages)
+    preferred = asked if asked != pages else frozenset()
     for phrase in phrases:
-        named = best_boxes(phrase, question, boxes, settings)
+        named = best_boxes(phrase, question, boxes, settings, preferred)
         if named:
             return named
     return []

@@ -119,6 +119,24 @@ def test_a_named_step_beside_facts_that_locate_it_is_answered_by_the_steps_after
     assert service.last_path == "named_step" and result.correct, (result.answer_boxes, answer.answer)
 
 
+def test_a_yes_no_question_about_a_step_is_answered_with_the_conditions_on_its_way(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    """No topic word, no patient fact: the step names the guideline, and the answer says when it applies; a
+    leading 'Bradycardia:' points to the bradycardia page's box of two that hold the words."""
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("Should we place pacer pads?")
+    assert service.last_path == "named_action", answer.no_answer_reason
+    [row] = answer.rows
+    assert row["advisable"] and row["conditions"] == ["heart_rate<50"], answer.answer
+    assert answer.answer.startswith('Yes: "Place PACER PADS" is a step of the guideline')
+    sedation = service.answer("Bradycardia: is it appropriate to consider sedation?")
+    pages = {b.split("/")[0] for uid in sedation.matched_nodes for b in node_boxes(graph, NAME, VERSION).get(uid, [])}
+    assert service.last_path == "named_action" and pages == {"smog-41"}, sedation.answer
+    # a stated fact that leads elsewhere is the walk's: no yes for pads at a heart rate of 120
+    fast = service.answer("HR 120: should we place pacer pads?")
+    assert service.last_path != "named_action", fast.answer
+
+
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     dev, _held_out = split(load_items(QUESTIONS))

@@ -149,6 +149,7 @@ def test_a_step_named_as_a_heading_or_a_statement_is_read_from_the_question(ques
     ("Should a dedicated facility be considered?", ["considered a dedicated facility"]),
     ("Would it be reasonable to coordinate with the host nation when an outbreak is suspected?",
      ["coordinate with the host nation when an outbreak is suspected", "coordinate with the host nation"]),
+    ("Bradycardia: is it appropriate to consider sedation?", ["consider sedation"]),
     ("Is adenosine reasonable for a stable narrow-complex tachycardia?", []),
     ("After decontamination, what next?", []),
 ])
