@@ -320,7 +320,7 @@ def names_a_box(phrases: list[str], question: str, boxes: list[Box],
     question points to by its population or title words ("Bradycardia: …") first."""
     pages = {p for b in boxes for p in b.pages}
     asked = pages_asked(question, page_titles(boxes), pages)
-    preferred = asked if asked != pages else frozenset()
+    preferred = frozenset(asked) if asked != pages else frozenset()
     for phrase in phrases:
         named = best_boxes(phrase, question, boxes, settings, preferred)
         if named:
