@@ -24,6 +24,7 @@ from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
 from dkg.qa.populations import pages_by_population
 from dkg.qa.way_in import FactValue, WayIn, WayInFacts, holds, way_in_facts
+from dkg.types import Constraint
 
 # "after X, what next?" / "X done — next?" / "what comes after X?" / "what are the steps after X?": the named step
 _CONNECTOR = r"\s*(?:[,;:.—–]|\s-)+\s*"
@@ -328,14 +329,20 @@ def names_a_box(phrases: list[str], question: str, boxes: list[Box],
     return []
 
 
-def conditions_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int = 20) -> list[tuple[str, ...]]:
-    """The conditions the question leaves unstated on the ways from a root to ``uid`` consistent with the stated
-    facts, one tuple per distinct way (an empty tuple: a way with no condition left); at most ``max_paths``
-    ways are looked at, so a large guideline is not walked in full."""
+def _arrow_graph(way_in: WayIn) -> nx.DiGraph:
+    """The guideline's arrows as a networkx graph, each with the conditions crossing it checks (``checks``)."""
     arrows = nx.DiGraph()
     for source, edges in way_in.edges.items():
         for edge in edges:
             arrows.add_edge(source, edge.target, checks=edge.tests + edge.target_tests)
+    return arrows
+
+
+def conditions_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int = 20) -> list[tuple[str, ...]]:
+    """The conditions the question leaves unstated on the ways from a root to ``uid`` consistent with the stated
+    facts, one tuple per distinct way (an empty tuple: a way with no condition left); at most ``max_paths``
+    ways are looked at, so a large guideline is not walked in full."""
+    arrows = _arrow_graph(way_in)
     if uid not in arrows:
         return []
     found: dict[tuple[str, ...], None] = {}
@@ -349,12 +356,34 @@ def conditions_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int =
     return sorted(found, key=len)
 
 
+def conflicts_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int = 20) -> list[str]:
+    """The conditions on the ways from a root to ``uid`` that the stated facts contradict (each once, in the order
+    met), at most ``max_paths`` ways looked at."""
+    arrows = _arrow_graph(way_in)
+    if uid not in arrows:
+        return []
+    found: dict[str, None] = {}
+    paths = (p for root in way_in.roots if root in arrows for p in nx.all_simple_edge_paths(arrows, root, uid))
+    for path in islice(paths, max_paths):
+        for a, b in path:
+            for c in arrows.edges[a, b]["checks"]:
+                if c.key in checked.facts and not holds(c, checked.facts[c.key]):
+                    found[str(c)] = None
+    return list(found)
+
+
+def _stated_text(stated: dict[str, FactValue], keys: set[str]) -> str:
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in stated.items() if k in keys)
+
+
 def answer_named_action(graph: Graph, question: str, guideline: str, version: str, phrases: list[str],
-                        stated: dict[str, FactValue], settings: NamedStepSettings | None = None) -> Answer | None:
+                        stated: dict[str, FactValue], settings: NamedStepSettings | None = None,
+                        say_no: bool = False) -> Answer | None:
     """Whether to take the step a yes/no question names ("should we request technical reachback early?"): yes
     when the step is one of the guideline's and a way to it agrees with the stated facts, with the conditions
-    the question leaves unstated on that way (the route) and the arrows into it; None when the question names
-    no box, or the stated facts lead elsewhere (the caller then answers it as a patient question)."""
+    the question leaves unstated on that way (the route) and the arrows into it. When the stated facts lead
+    elsewhere: no, with the conditions they contradict, if ``say_no`` (the caller has no walk to place the
+    patient); else None, as when the question names no box (the caller then answers it as a patient question)."""
     named = names_a_box(phrases, question, step_boxes(graph, guideline, version), settings)
     if not named:
         return None
@@ -363,12 +392,17 @@ def answer_named_action(graph: Graph, question: str, guideline: str, version: st
     reached = way_in.ways(checked)
     rows: list[dict[str, Any]] = []
     for box in named:
+        before = [e.source for edges in way_in.edges.values() for e in edges if e.target == box.uid]
         if box.uid not in reached:
+            if say_no:
+                rows.append({"uid": box.uid, "content": box.content, "advisable": False, "after_uids": before,
+                             "conditions": conflicts_to(way_in, box.uid, checked)})
             continue
         ways = conditions_to(way_in, box.uid, checked)
-        before = [e.source for edges in way_in.edges.values() for e in edges if e.target == box.uid]
         rows.append({"uid": box.uid, "content": box.content, "advisable": True, "conditions": list(ways[0]) if ways
                      else [], "other_ways": [list(w) for w in ways[1:]], "after_uids": before})
+    if any(r["advisable"] for r in rows):
+        rows = [r for r in rows if r["advisable"]]
     if not rows:
         return None
     contents = {b.uid: b.content for b in step_boxes(graph, guideline, version)}
@@ -376,6 +410,11 @@ def answer_named_action(graph: Graph, question: str, guideline: str, version: st
     for row in rows:
         after = "; ".join(f'"{contents.get(u, u)}"' for u in row["after_uids"])
         when = " and ".join(row["conditions"])
+        if not row["advisable"]:
+            said = _stated_text(stated, {Constraint.parse(c).key for c in row["conditions"]})
+            parts.append(f'No: "{row["content"]}" is a step of the guideline' + (f" when {when}" if when else "")
+                         + (f"; the question states {said}" if said else "") + ".")
+            continue
         parts.append(f'Yes: "{row["content"]}" is a step of the guideline' + (f", after {after}" if after else "")
                      + (f", when {when}" if when else "") + ".")
     evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]), kind="Action", guideline=guideline,
@@ -396,5 +435,5 @@ def steps_text(rows: list[dict[str, Any]]) -> str:
 
 
 __all__ = ["NamedStepSettings", "all_words_in", "answer_named_action", "answer_named_step", "best_boxes",
-           "conditions_to", "named_action", "named_step", "named_step_and_form", "names_a_box", "step_boxes",
-           "steps_text", "without_where", "words"]
+           "conditions_to", "conflicts_to", "named_action", "named_step", "named_step_and_form", "names_a_box",
+           "step_boxes", "steps_text", "without_where", "words"]

@@ -337,7 +337,9 @@ class TextToCypherService:
             return None
         stated = self._stated(question, found)
         try:
-            answer = answer_named_action(self.graph, question, found[0], self.version_of(found[0]), phrases, stated)
+            # a guideline found only by the step has no walk to place the patient: a way the facts rule out is a no
+            answer = answer_named_action(self.graph, question, found[0], self.version_of(found[0]), phrases, stated,
+                                         say_no=not detect_guidelines(question))
         except DKGError:
             return None
         return self._answered_by("named_action", answer)

@@ -132,9 +132,10 @@ def test_a_yes_no_question_about_a_step_is_answered_with_the_conditions_on_its_w
     sedation = service.answer("Bradycardia: is it appropriate to consider sedation?")
     pages = {b.split("/")[0] for uid in sedation.matched_nodes for b in node_boxes(graph, NAME, VERSION).get(uid, [])}
     assert service.last_path == "named_action" and pages == {"smog-41"}, sedation.answer
-    # a stated fact that leads elsewhere is the walk's: no yes for pads at a heart rate of 120
+    # no topic word, so no walk to place the patient: a stated fact that rules the step out is a no, with why
     fast = service.answer("HR 120: should we place pacer pads?")
-    assert service.last_path != "named_action", fast.answer
+    assert service.last_path == "named_action" and fast.rows[0]["advisable"] is False, fast.answer
+    assert fast.answer.endswith("when heart_rate<50; the question states heart_rate=120.")
 
 
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(

@@ -10,6 +10,7 @@ from dkg.qa.named_step import (
     answer_named_step,
     best_boxes,
     conditions_to,
+    conflicts_to,
     named_action,
     named_step,
     same_word,
@@ -206,6 +207,16 @@ def test_a_step_the_stated_facts_do_not_reach_or_no_box_names_is_left_to_the_wal
     assert answer_named_action(PROCEDURE, question, "g", "1", named_action(question), {"age": 10.0}) is None  # type: ignore[arg-type]
     other = "Should we start haemodialysis?"
     assert answer_named_action(PROCEDURE, other, "g", "1", named_action(other), {}) is None  # type: ignore[arg-type]
+
+
+def test_without_a_walk_a_step_the_stated_facts_rule_out_is_a_no_with_the_contradicted_condition() -> None:
+    question = "Should a dedicated facility be considered for the cases?"
+    answer = answer_named_action(PROCEDURE, question, "g", "1", named_action(question), {"age": 10.0},  # type: ignore[arg-type]
+                                 say_no=True)
+    assert answer is not None and answer.rows[0]["advisable"] is False and answer.rows[0]["conditions"] == ["age>=18"]
+    assert answer.answer == ('No: "Consider dedicating a facility to the management of cases" is a step of the '
+                             'guideline when age>=18; the question states age=10.')
+    assert conflicts_to(WayIn.of(PROCEDURE, "g", "1"), "fac", way_in_facts({"age": 40.0})) == []  # type: ignore[arg-type]
 
 
 def test_the_conditions_on_each_way_in_are_listed_once_the_shortest_first() -> None:
