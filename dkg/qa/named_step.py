@@ -47,7 +47,7 @@ STEP_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) 
     r"^(?:what|which)\s+(?:are|is)\s+the\s+(?P<step>.+?)\s*[?.!]*$",
     r"^which\s+(?P<step>.+?)\s+(?:should|must|need to|are to)\s+be\s+\w+\b.*$",
     r"^to\s+(?P<step>[^,]+?),\s*(?:what|which|how)\b.*$",
-    r"^(?P<step>[^:?]+?):\s*(?:what|which)\b.*$",
+    r"^(?P<step>[^:?]+?):\s*(?:what|which)\b(?!\s+(?:patients?|people|persons?)\b).*$",
 ))
 # "<a step the team is at>. <a question about what follows>": the statement names the step
 _SENTENCE_END = re.compile(r"(?<=[.!;])\s+(?=[A-Z])")
@@ -384,7 +384,9 @@ def answer_named_action(graph: Graph, question: str, guideline: str, version: st
     the question leaves unstated on that way (the route) and the arrows into it. When the stated facts lead
     elsewhere: no, with the conditions they contradict, if ``say_no`` (the caller has no walk to place the
     patient); else None, as when the question names no box (the caller then answers it as a patient question)."""
-    named = names_a_box(phrases, question, step_boxes(graph, guideline, version), settings)
+    # an action, not a question box ("Substantial comorbidities?"), is what a yes/no question asks to take
+    actions = [b for b in step_boxes(graph, guideline, version) if not b.content.rstrip().endswith("?")]
+    named = names_a_box(phrases, question, actions, settings)
     if not named:
         return None
     way_in = WayIn.of(graph, guideline, version)

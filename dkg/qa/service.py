@@ -298,6 +298,8 @@ class TextToCypherService:
         found = self._step_guideline(question)
         if len(found) != 1:
             return None
+        if statement and implied_facts(extract_facts(question)):
+            return None  # "I have a patient in his 50s with Ph- ALL. What next?" describes a patient
         try:
             version = self.version_of(found[0])
             answer = answer_named_step(self.graph, question, found[0], version, step=step)
@@ -317,7 +319,11 @@ class TextToCypherService:
             rest = question.replace(core, " ")
             stated = self._stated(rest, found)
             if stated:
-                answer = self._branch_chosen(answer, stated)
+                chosen = self._branch_chosen(answer, stated)
+                # facts beside a question box whose arrows do not test them: the walk decides for the patient
+                if chosen is answer and any(str(r.get("after", "")).rstrip().endswith("?") for r in answer.rows):
+                    return None
+                answer = chosen
                 if answer is None or not self._facts_locate(found[0], version, answer, stated,
                                                             branching=self._branch_keys(answer)):
                     return None
@@ -333,13 +339,20 @@ class TextToCypherService:
         if not phrases:
             return None
         found = self._step_guideline(question)
-        if len(found) != 1 or implied_facts(extract_facts(phrases[-1])):
+        # a patient described in the clinical lexicon's terms (age, Ph, stage ...) is placed by the walk: whether a
+        # treatment is advised depends on the step the patient is at, not on whether some way leads to it
+        if len(found) != 1 or implied_facts(extract_facts(question)):
             return None
         stated = self._stated(question, found)
         try:
+            version = self.version_of(found[0])
             # a guideline found only by the step has no walk to place the patient: a way the facts rule out is a no
-            answer = answer_named_action(self.graph, question, found[0], self.version_of(found[0]), phrases, stated,
+            answer = answer_named_action(self.graph, question, found[0], version, phrases, stated,
                                          say_no=not detect_guidelines(question))
+            # facts beyond those that say where the step is describe a patient, whom the walk places
+            if (answer is not None and stated and any(r["advisable"] for r in answer.rows)
+                    and not self._facts_locate(found[0], version, answer, stated)):
+                return None
         except DKGError:
             return None
         return self._answered_by("named_action", answer)
