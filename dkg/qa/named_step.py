@@ -386,7 +386,9 @@ def answer_named_action(graph: Graph, question: str, guideline: str, version: st
     patient); else None, as when the question names no box (the caller then answers it as a patient question)."""
     # an action, not a question box ("Substantial comorbidities?"), is what a yes/no question asks to take
     actions = [b for b in step_boxes(graph, guideline, version) if not b.content.rstrip().endswith("?")]
-    named = names_a_box(phrases, question, actions, settings)
+    # the step without its when / where clause first: the clause says when to act ("once the criteria are met")
+    # and, read as part of the step, names the box of that condition rather than the action
+    named = names_a_box(phrases[::-1], question, actions, settings)
     if not named:
         return None
     way_in = WayIn.of(graph, guideline, version)

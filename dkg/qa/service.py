@@ -426,11 +426,20 @@ class TextToCypherService:
                       branching: set[str] | frozenset[str] = frozenset()) -> bool:
         """Whether every stated fact is tested on a consistent way from a root to each step the question named
         (the facts say where the step is, not what came after it), or on the arrows out of it (``branching``:
-        they choose among them)."""
+        they choose among them). A fact on a key the step's own flowchart never tests is left aside ("SVT" also
+        reads as the adult chart's ``sinus_tach=no`` beside the paediatric step), but at least one fact must
+        be on it."""
         named = [str(u) for u in (answer.cypher_params or {}).get("uids", [])]
-        ways = self._way_in(guideline, version).ways(way_in_facts({k: v for k, v in stated.items()
-                                                                   if k not in branching}))
-        return bool(named) and all(u in ways and set(stated) - branching <= ways[u].keys for u in named)
+        way_in = self._way_in(guideline, version)
+        for uid in named:
+            tested = way_in.keys_tested_with(uid)
+            own = {k: v for k, v in stated.items() if k in tested}
+            if not own:
+                return False
+            ways = way_in.ways(way_in_facts({k: v for k, v in own.items() if k not in branching}))
+            if uid not in ways or not set(own) - branching <= ways[uid].keys:
+                return False
+        return bool(named)
 
     def _way_in(self, guideline: str, version: str) -> WayIn:
         """The arrows of one guideline version, read once per answer (a curation between answers is seen)."""

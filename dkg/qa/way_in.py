@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import networkx as nx
 from nltk.stem.porter import PorterStemmer
 
 from dkg.errors import ConstraintError
@@ -227,6 +228,22 @@ class WayIn:
                 if edge.target not in best or way.better_than(best[edge.target]):
                     best[edge.target] = way
         return best
+
+    def keys_tested_with(self, uid: str) -> set[str]:
+        """The keys the arrows and boxes of ``uid``'s own flowchart test (the arrows connected to it, whatever their
+        direction): a fact on another key says nothing about where ``uid`` is.
+
+        >>> way = WayIn([{"a": "q", "b": "y", "arrow": ["performance_status<=2"], "box": [], "action": False},
+        ...              {"a": "r", "b": "s", "arrow": [], "box": ["age<18"], "action": True}])
+        >>> sorted(way.keys_tested_with("y")), sorted(way.keys_tested_with("r")), way.keys_tested_with("z")
+        (['performance_status'], ['age'], set())
+        """
+        arrows = nx.Graph((source, edge.target) for source, edges in self.edges.items() for edge in edges)
+        if uid not in arrows:
+            return set()
+        chart = nx.node_connected_component(arrows, uid)
+        return {c.key for source in chart for edge in self.edges.get(source, [])
+                for c in edge.tests + edge.target_tests}
 
     def names_value(self, key: str, value: str) -> bool:
         """Whether an arrow or decision tests ``key`` for ``value`` itself, not only against another value."""

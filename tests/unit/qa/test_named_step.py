@@ -239,3 +239,17 @@ def test_a_stated_fact_chooses_among_the_arrows_out_of_the_named_step() -> None:
         'After "Assess": Adult dosing.'
     assert TextToCypherService._branch_chosen(answer, {"sex": "female"}) is answer  # nothing to choose by
     assert TextToCypherService._branch_keys(answer) == {"age"}
+
+
+CRITERIA = _WalkGraph([
+    Box("sus", "Maintain a healthy index of suspicion", ("1",), True),
+    Box("cm", "Criteria met for a potential outbreak", ("1",), True),
+    Box("inv", "Initiate an outbreak investigation", ("1",), False),
+], [("sus", "cm"), ("cm", "inv")], {})
+
+
+def test_the_step_asked_about_is_named_without_its_clause_saying_when() -> None:
+    """The when-clause names the condition's box ("Criteria met …"); the action is named by the rest."""
+    question = "Should we initiate an outbreak investigation once criteria for a potential outbreak are met?"
+    answer = answer_named_action(CRITERIA, question, "g", "1", named_action(question), {})  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["inv"], answer
