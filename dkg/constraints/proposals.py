@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, proposal_units
+from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, VocabularyError, base_units, check_unit, proposal_units
 
 MAX_QUESTION_WORDS = 6
 MAX_NAME_WORDS = 5
@@ -33,8 +33,19 @@ _NEGATION = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
 _SYMBOLS = {"≤": "<=", "≥": ">=", "=<": "<=", "=>": ">="}
 _COMPARISON = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\??\s*(?P<op><=|>=|=<|=>|≤|≥|<|>|=)\s*"
-    r"(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|°\s?[CF]|mm\s[Hh]g|[A-Za-zµ]+(?:/[A-Za-z]+)?|/[A-Za-z]+)?\s*\??$"
+    r"(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>[^?]{0,30}?)\s*\??$"
 )
+# what may follow the number as its unit: signs, numbers and unit words only ("x10^9/L", "mL/min/1.73m2",
+# "cells/mm3", "mm Hg"); a word of four letters or more outside ``_UNIT_NAMES`` is the box saying more
+# ("SBP < 90 despite fluids?"), which one condition cannot hold
+_UNIT_NAMES = frozenset({"cells", "hour", "hours", "days", "years", "weeks", "months", "minutes", "seconds",
+                         "second", "breaths", "beats", "points", "kg/m2", "mmol", "mcg", "units"})
+_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+# count units written per volume: 10^9/L is one per nanolitre, 10^3/µL (or /mm3) too
+_COUNT_PER = re.compile(r"^(?:cells\s*)?[x×*]\s*10\s*\^?\s*(?P<power>\d+)\s*/\s*(?P<volume>L|µL|uL|mm3|mm\^3)$")
+_PER_VOLUME = {("9", "L"): "1/nL", ("12", "L"): "1/pL", ("3", "µL"): "1/nL", ("3", "uL"): "1/nL",
+               ("3", "mm3"): "1/nL", ("3", "mm^3"): "1/nL"}
 _BARE = re.compile(r"^\s*(?:<=|>=|=<|=>|≤|≥|<|>)\s*\d")  # a comparison that names nothing: "<65 years"
 _QUESTION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9 /().'’-]*?)\s*\?$")
 _QUOTES = re.compile(r"[\"“”‘’]")
@@ -121,9 +132,60 @@ def known_key(name: str) -> KeySpec | None:
     return None
 
 
+def unit_like(written: str, named: str = "") -> bool:
+    """Whether the text after a box's number can be its unit: signs, numbers and unit words, and words the box
+    already said before its comparison (``named``: a parser reads a box's hidden overflow glued on, smog-50
+    "Wide QRS? >0.09 SecondWide").
+
+    >>> unit_like("x10^9/L"), unit_like("mL/min/1.73m2"), unit_like("cells/mm3"), unit_like("despite fluids")
+    (True, True, True, False)
+    >>> unit_like("SecondWide", "Wide QRS"), unit_like("SecondNarrow", "Wide QRS")
+    (True, False)
+    """
+    said = {w.casefold() for w in re.findall(r"[A-Za-z]+", named)}
+    words = re.split(r"[\s/]+", re.sub(r"([a-z]{2,})([A-Z][a-z]{2,})", r"\1 \2", written))
+    return all(not _LONG_WORD.fullmatch(word) or word.casefold() in _UNIT_NAMES | said
+               or word.casefold() in _UNIT_WORDS for word in words if word) and not re.search(r"[;:,]", written)
+
+
+def _unit_part(written: str, named: str) -> str:
+    """The unit of ``written`` without the box's own words glued on after it ("SecondWide" → "Second")."""
+    said = {w.casefold() for w in re.findall(r"[A-Za-z]+", named)}
+    words = re.sub(r"([a-z]{2,})([A-Z][a-z]{2,})", r"\1 \2", written).split()
+    while len(words) > 1 and words[-1].casefold() in said:
+        words.pop()
+    return " ".join(words)
+
+
+def pint_unit(written: str) -> str | None:
+    """The pint unit a box's written unit means, or None when pint cannot read it (the curator then types one).
+
+    >>> pint_unit("mm Hg"), pint_unit("cells/mm3"), pint_unit("x10^9/L"), pint_unit("× 10⁹/L"), pint_unit("/µL")
+    ('mmHg', '1/mm**3', '1/nL', '1/nL', '1/µL')
+    >>> pint_unit("mL/kg/h"), pint_unit("µmol/L"), pint_unit("mEq/L"), pint_unit("mL/min/1.73m2")
+    ('mL/kg/hour', 'µmol/L', None, None)
+    """
+    text = " ".join(written.translate(_SUPERSCRIPTS).split())
+    if text.casefold() in _UNIT_WORDS:
+        return _UNIT_WORDS[text.casefold()]
+    count = _COUNT_PER.match(text)
+    if count is not None:
+        return _PER_VOLUME.get((count["power"], count["volume"]))
+    parts = [p.strip() for p in text.split("/")]
+    parts = [_UNIT_WORDS.get(p.casefold(), p) for p in parts]
+    parts = [re.sub(r"^(?:cells?|count)$", "", p) for p in parts]
+    parts = [re.sub(r"^([A-Za-zµ]+)\^?([23])$", r"\1**\2", p) for p in parts]
+    candidate = "/".join(p or "1" for p in parts) if len(parts) > 1 else parts[0]
+    try:
+        check_unit(candidate, "proposed", "a proposed key", base_units())
+    except VocabularyError:
+        return None
+    return candidate
+
+
 def _unit(written: str | None, name: str) -> str | None:
     if written:
-        return _UNIT_WORDS.get(written.casefold(), written)
+        return pint_unit(written)
     lowered = name.casefold()
     for phrase, unit in proposal_units().items():
         if re.search(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", lowered):
@@ -138,7 +200,7 @@ def _range(value: float) -> tuple[float, float]:
 
 
 def _number(text: str) -> str:
-    value = float(text)
+    value = float(text.replace(",", ""))
     return str(int(value)) if value.is_integer() else f"{value:g}"
 
 
@@ -152,6 +214,10 @@ def condition_of(text: str) -> Condition | None:
         name = subject(match["name"].strip(" ?:/-").strip())
         if not name or len(name.split()) > MAX_NAME_WORDS:
             return None
+        written = match["unit"].strip()
+        if written and not unit_like(written, match["name"]):
+            return None
+        written = _unit_part(written, match["name"]) if written else written
         op = _SYMBOLS.get(match["op"], match["op"])
         value = _number(match["number"])
         spec = known_key(name)
@@ -160,9 +226,11 @@ def condition_of(text: str) -> Condition | None:
                 return None
             return Condition(spec.name, op, value)
         key = slug(name)
-        unit = _unit(match["unit"], name)
-        proposal = ProposedKey(name=key, kind="numeric", description=name, unit=unit, range=_range(float(value)),
-                               synonyms=(name.casefold(),))
+        unit = _unit(written or None, name)
+        # a unit pint cannot read is left for the curator to write, and said in the description
+        description = name if unit or not written else f"{name} (written unit: {written})"
+        proposal = ProposedKey(name=key, kind="numeric", description=description, unit=unit,
+                               range=_range(float(value)), synonyms=(name.casefold(),))
         return Condition(key, op, value, proposal)
     match = _QUESTION.match(box)
     if match and len(match["name"].split()) <= MAX_QUESTION_WORDS:

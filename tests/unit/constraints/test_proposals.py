@@ -112,3 +112,28 @@ def test_other_labels_carry_nothing() -> None:
 
 def test_slug() -> None:
     assert slug("Return of Spontaneous Circulation (ROSC)") == "return_of_spontaneous_circulation_rosc"
+
+
+@pytest.mark.parametrize(("box", "text", "unit"), [
+    ("Platelets < 100,000/mm3?", "platelets<100000", "1/mm**3"),  # thousands separator
+    ("Platelets < 100 × 10⁹/L?", "platelets<100", "1/nL"),
+    ("WBC ≥ 12,000 cells/mm3?", "wbc>=12000", "1/mm**3"),
+    ("Urine output < 0.5 mL/kg/h?", "urine_output<0.5", "mL/kg/hour"),
+    ("MAP < 65 mm Hg?", "map<65", "mmHg"),
+])
+def test_numbers_and_units_as_written_in_real_boxes_are_read(box: str, text: str, unit: str) -> None:
+    condition = condition_of(box)
+    assert condition is not None and condition.text == text
+    assert condition.proposal is not None and condition.proposal.unit == unit
+
+
+def test_a_unit_pint_cannot_read_is_left_to_the_curator_and_said_in_the_description() -> None:
+    condition = condition_of("eGFR < 30 mL/min/1.73m2?")
+    assert condition is not None and condition.text == "egfr<30" and condition.proposal is not None
+    assert condition.proposal.unit is None and condition.proposal.description == "eGFR (written unit: mL/min/1.73m2)"
+
+
+@pytest.mark.parametrize("box", ["SBP < 90 despite fluids?", "Age < 65 and no comorbidity?",
+                                 "Troponin > 99th percentile?"])
+def test_words_after_the_number_that_are_no_unit_leave_the_box_to_the_curator(box: str) -> None:
+    assert condition_of(box) is None
