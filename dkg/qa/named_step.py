@@ -62,6 +62,22 @@ ADVISE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(_WHERE_FIRST + p
     r"ok|okay|useful|wise)\s+to\s+(?P<step>.+?)\s*[?.!]*$",
     r"(?:should|must|can|could)\s+(?P<subject>.+?)\s+be\s+(?P<step>\w+(?:\s.*?)?)\s*[?.!]*$",
 ))
+# "what are the criteria for X?", "which findings suggest X?", "when is X indicated?", "when should we X?": the
+# conditions under which a step the question names is reached
+_CRITERIA = r"(?:criteria|conditions|indications|requirements|prerequisites|findings)"
+CONDITIONS_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
+    rf"^(?:what|which)\s+(?:are|were|is)\s+the\s+{_CRITERIA}\s+(?:for|of|to)\s+(?P<step>.+?)\s*[?.!]*$",
+    rf"^(?:what|which)\s+{_CRITERIA}\s+(?:\w+\s+){{0,3}}?(?:for|define|defines|lead\s+to|leads\s+to|suggest|"
+    r"suggests|indicate|indicates|point\s+to|qualify\s+for|trigger|triggers)\s+(?P<step>.+?)\s*[?.!]*$",
+    r"^what\s+(?:defines|qualifies\s+as|counts\s+as)\s+(?P<step>.+?)\s*[?.!]*$",
+    r"^how\s+(?:is|are)\s+(?P<step>.+?)\s+(?:defined|diagnosed|determined|identified|recogni[sz]ed)\s*[?.!]*$",
+    r"^when\s+(?:is|are)\s+(?P<step>.+?)\s+(?:indicated|recommended|required|needed|met|reached|declared|"
+    r"diagnosed|called|appropriate|started|begun|initiated|done|given|performed|used)\s*[?.!]*$",
+    r"^when\s+(?:should|do|does|must|can|would)\s+(?:we|i|you|one|they|the\s+(?:team|unit|medical\s+team|staff))\s+"
+    r"(?P<step>.+?)\s*[?.!]*$",
+    r"^when\s+(?:should|must|can)\s+(?P<step>.+?)\s+be\s+\w+\s*[?.!]*$",
+    rf"^(?P<step>[^:?]+?):\s*(?:(?:what|which)\s+are\s+the\s+)?{_CRITERIA}\s*[?.!]*$",
+))
 # a clause saying when ("once the criteria are met", "when a bioincident is suspected"), not what
 _WHEN = re.compile(r"\s+(?:once|when|whenever|if|as soon as|while|after|before|until)\s+.*$", re.IGNORECASE)
 # "X in adult tachycardia": the trailing clause says where X is, not what X is
@@ -208,6 +224,31 @@ def named_action(question: str) -> list[str]:
         if subject:
             phrases = [f"{p} {subject.strip()}" for p in phrases]
         return list(dict.fromkeys(p for p in phrases if words(p)))
+    return []
+
+
+def named_conditions(question: str) -> list[str]:
+    """The step whose conditions a question asks for, as phrases to look for, shortest first (without a clause
+    saying where, then whole); empty when it asks something else.
+
+    >>> named_conditions("What are the criteria for infection-related ventilator-associated complication?")
+    ['infection-related ventilator-associated complication']
+    >>> named_conditions("When should the initial mitigation steps for a biological incident be started?")
+    ['the initial mitigation steps', 'the initial mitigation steps for a biological incident']
+    >>> named_conditions("We keep a high index of suspicion. Which findings suggest a potential outbreak?")
+    ['a potential outbreak']
+    >>> named_conditions("When is transcutaneous pacing indicated?"), named_conditions("What next?")
+    (['transcutaneous pacing'], [])
+    """
+    # the asking sentence: a statement before it ("We maintain a healthy index of suspicion.") says where
+    text = _SENTENCE_END.split(question.strip())[-1]
+    for pattern in CONDITIONS_PATTERNS:
+        match = pattern.match(text)
+        if not match:
+            continue
+        step = match.group("step").strip(" ,;:-—–")
+        shorter = _WHERE.split(step, maxsplit=1)[0].strip(" ,;:") if _WHERE.search(step) else ""
+        return list(dict.fromkeys(p for p in (shorter, step) if p and words(p)))
     return []
 
 
@@ -429,6 +470,54 @@ def answer_named_action(graph: Graph, question: str, guideline: str, version: st
                   rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence)
 
 
+def answer_named_conditions(graph: Graph, question: str, guideline: str, version: str, phrases: list[str],
+                            stated: dict[str, FactValue], settings: NamedStepSettings | None = None
+                            ) -> Answer | None:
+    """When the step a question names is reached ("what are the criteria for X?"): the boxes whose arrows lead
+    into it (the criteria a page draws as boxes) and the conditions on each way from a root to it that the
+    stated facts leave open (one row per distinct way, shortest first). None when no box is named, the stated
+    facts reach none of the named boxes, or no arrow and no condition leads to them (the caller then answers
+    it another way)."""
+    boxes = step_boxes(graph, guideline, version)
+    named = names_a_box(phrases, question, boxes, settings)
+    if not named:
+        return None
+    way_in = WayIn.of(graph, guideline, version)
+    checked = way_in_facts(stated)
+    reached = way_in.ways(checked)
+    contents = {b.uid: b.content for b in boxes}
+    rows: list[dict[str, Any]] = []
+    leading: list[str] = []
+    for box in named:
+        if box.uid not in reached:
+            continue
+        before = list(dict.fromkeys(e.source for edges in way_in.edges.values() for e in edges
+                                    if e.target == box.uid))
+        leading += [u for u in before if u not in leading]
+        ways = conditions_to(way_in, box.uid, checked) or [()]
+        rows += [{"step_uid": box.uid, "content": box.content, "constraints": list(way), "after_uids": before}
+                 for way in ways]
+    # a step no arrow reaches and no condition guards says nothing about when it is reached (a page whose criteria
+    # table stands apart from its "Criteria Met" box): the other routes may read the question better
+    if not rows or (not leading and not any(r["constraints"] for r in rows)):
+        return None
+    parts = []
+    for uid in dict.fromkeys(str(r["step_uid"]) for r in rows):
+        own = [r for r in rows if r["step_uid"] == uid]
+        after = "; ".join(f'"{contents.get(u, u)}"' for u in own[0]["after_uids"])
+        whens = [" and ".join(r["constraints"]) for r in own if r["constraints"]]
+        parts.append(f'"{contents.get(uid, uid)}" is reached' + (f" after {after}" if after else "")
+                     + (f", when {'; or when '.join(whens)}" if whens else ", with no condition on the way") + ".")
+    uids = leading or list(dict.fromkeys(str(r["step_uid"]) for r in rows))
+    evidence = [Evidence(node_uid=u, content=contents.get(u, u), kind="Action", guideline=guideline,
+                         version=version) for u in dict.fromkeys([*uids, *(str(r["step_uid"]) for r in rows)])]
+    return Answer(question=question, route="text2cypher", answer=" ".join(parts),
+                  cypher=named_queries("qa_steps")["step_boxes"],
+                  cypher_params={"guideline": guideline, "version": version,
+                                 "uids": list(dict.fromkeys(str(r["step_uid"]) for r in rows))},
+                  rows=rows, matched_nodes=uids, evidence=evidence)
+
+
 def steps_text(rows: list[dict[str, Any]]) -> str:
     """'After "Aspirin …": 12 Lead ECG' — each next step with its arrow's label."""
     parts: dict[str, list[str]] = {}
@@ -438,6 +527,7 @@ def steps_text(rows: list[dict[str, Any]]) -> str:
     return " ".join(f"After \"{after}\": {'; '.join(steps)}." for after, steps in parts.items())
 
 
-__all__ = ["NamedStepSettings", "all_words_in", "answer_named_action", "answer_named_step", "best_boxes",
-           "conditions_to", "conflicts_to", "named_action", "named_step", "named_step_and_form", "names_a_box",
+__all__ = ["NamedStepSettings", "all_words_in", "answer_named_action", "answer_named_conditions", "answer_named_step",
+           "best_boxes", "conditions_to", "conflicts_to", "named_action", "named_conditions", "named_step",
+           "named_step_and_form", "names_a_box",
            "step_boxes", "steps_text", "without_where", "words"]

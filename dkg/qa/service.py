@@ -27,8 +27,10 @@ from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.named_step import (
     all_words_in,
     answer_named_action,
+    answer_named_conditions,
     answer_named_step,
     named_action,
+    named_conditions,
     named_step,
     named_step_and_form,
     names_a_box,
@@ -46,6 +48,7 @@ from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
 from dkg.qa.way_in import WayIn, holds, way_in_facts
 from dkg.types import Constraint
+from dkg.vocabulary import onboarded_sources
 
 MAX_CHARS = 600
 MAX_WORDS = 120
@@ -199,7 +202,7 @@ class TextToCypherService:
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
             return self._refuse(question, reason, timings)
-        stepped = self._named_step(question) or self._named_action(question)
+        stepped = self._named_conditions(question) or self._named_step(question) or self._named_action(question)
         if stepped is not None:
             timings["total"] = (time.perf_counter() - start) * 1000
             return stepped.model_copy(update={"timings_ms": timings})
@@ -272,7 +275,7 @@ class TextToCypherService:
         if cached is not None and cached[0] == question:
             return cached[1]
         step = named_step(question)
-        phrases = ([step] if step else []) + named_action(question)
+        phrases = ([step] if step else []) + named_action(question) + named_conditions(question)
         found: list[str] = []
         if phrases and getattr(self, "graph", None) is not None:
             for topic in guideline_topics():
@@ -356,6 +359,30 @@ class TextToCypherService:
         except DKGError:
             return None
         return self._answered_by("named_action", answer)
+
+    def _named_conditions(self, question: str) -> Answer | None:
+        """A question asking when a step it names is reached ("what are the criteria for X?", "when should we
+        X?") is answered by the boxes leading into that step and the conditions on the ways to it
+        (:func:`answer_named_conditions`), on an onboarded guideline; a patient described in the clinical
+        lexicon's terms is left to the other routes, as are stated facts that do not say where the step is."""
+        phrases = named_conditions(question)
+        if not phrases:
+            return None
+        found = self._step_guideline(question)
+        # a guideline built by onboarding a flowchart PDF has boxes and conditioned arrows only; the others'
+        # "for whom is T recommended?" is answered from their decision → treatment links by the query route
+        if len(found) != 1 or found[0] not in onboarded_sources() or implied_facts(extract_facts(question)):
+            return None
+        # the words naming the step are the step's, not facts stated ("criteria for a potential bioincident")
+        stated = self._stated(question.replace(phrases[-1], " "), found)
+        try:
+            version = self.version_of(found[0])
+            answer = answer_named_conditions(self.graph, question, found[0], version, phrases, stated)
+            if answer is not None and stated and not self._facts_locate(found[0], version, answer, stated):
+                return None
+        except DKGError:
+            return None
+        return self._answered_by("named_conditions", answer)
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

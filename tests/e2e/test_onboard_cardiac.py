@@ -140,6 +140,23 @@ def test_a_yes_no_question_about_a_step_is_answered_with_the_conditions_on_its_w
     assert fast.answer.endswith("when heart_rate<50; the question states heart_rate=120.")
 
 
+def test_a_question_asking_when_a_step_is_reached_gets_the_boxes_and_conditions_leading_to_it(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    """'When should we place pacer pads?' names no topic; the step names the guideline, and the answer is the
+    box before it and the condition on the way. A non-treatment box ('Probable Sinus Tachycardia') is asked
+    about the same way, its SVT criteria branch included."""
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    pads = service.answer("When should we place pacer pads?")
+    assert service.last_path == "named_conditions", pads.no_answer_reason
+    assert [r["constraints"] for r in pads.rows] == [["heart_rate<50"]], pads.answer
+    assert pads.answer.startswith('"Place PACER PADS" is reached after "Universal Patient Care Guideline')
+    sinus = service.answer("Which conditions lead to probable sinus tachycardia in a child?")
+    assert service.last_path == "named_conditions", sinus.no_answer_reason
+    assert any("svt_criteria=no" in r["constraints"] for r in sinus.rows), sinus.answer
+    contents = {e.node_uid: e.content for e in sinus.evidence}
+    assert [contents[u][:11] for u in sinus.matched_nodes] == ["Heart Rate?"], sinus.answer  # the SVT criteria box
+
+
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     dev, _held_out = split(load_items(QUESTIONS))

@@ -7,11 +7,13 @@ import pytest
 from dkg.qa.named_step import (
     Box,
     answer_named_action,
+    answer_named_conditions,
     answer_named_step,
     best_boxes,
     conditions_to,
     conflicts_to,
     named_action,
+    named_conditions,
     named_step,
     same_word,
     steps_text,
@@ -253,3 +255,35 @@ def test_the_step_asked_about_is_named_without_its_clause_saying_when() -> None:
     question = "Should we initiate an outbreak investigation once criteria for a potential outbreak are met?"
     answer = answer_named_action(CRITERIA, question, "g", "1", named_action(question), {})  # type: ignore[arg-type]
     assert answer is not None and answer.matched_nodes == ["inv"], answer
+
+
+SURVEILLANCE = _WalkGraph([
+    Box("base", "Stable baseline", ("1",), True),
+    Box("dis", "Disease criteria", ("1",), True),
+    Box("att", "Attack criteria", ("1",), True),
+    Box("cm", "Criteria met for a potential outbreak", ("1",), True),
+    Box("inv", "Initiate an outbreak investigation", ("1",), False),
+], [("base", "dis"), ("base", "att"), ("dis", "cm"), ("att", "cm"), ("cm", "inv")],
+    {("base", "dis"): ["age>=18"]})
+
+
+def test_the_criteria_for_a_step_are_the_boxes_leading_into_it_and_the_conditions_on_the_way() -> None:
+    question = "Which criteria suggest a potential outbreak?"
+    answer = answer_named_conditions(SURVEILLANCE, question, "g", "1", named_conditions(question), {})  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["dis", "att"]
+    assert [r["constraints"] for r in answer.rows] == [[], ["age>=18"]]  # one way open, one needing the age
+    assert answer.answer == ('"Criteria met for a potential outbreak" is reached after "Disease criteria"; '
+                             '"Attack criteria", when age>=18.')
+    # a stated fact the way needs drops the condition; one it contradicts leaves only the other way
+    met = answer_named_conditions(SURVEILLANCE, question, "g", "1", named_conditions(question), {"age": 40.0})  # type: ignore[arg-type]
+    assert met is not None and [r["constraints"] for r in met.rows] == [[]]
+
+
+def test_a_question_asking_when_a_step_is_taken_names_the_step() -> None:
+    assert named_conditions("When should we initiate an outbreak investigation?") == [
+        "initiate an outbreak investigation"]
+    assert named_conditions("Outbreak investigation: criteria?") == ["Outbreak investigation"]
+    assert named_conditions("Should we initiate an outbreak investigation?") == []  # a yes/no question
+    question = "When is an outbreak investigation initiated?"
+    answer = answer_named_conditions(SURVEILLANCE, question, "g", "1", named_conditions(question), {})  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["cm"] and answer.rows[0]["step_uid"] == "inv"
