@@ -74,3 +74,11 @@ def test_possible_numbers_are_not_refused() -> None:
                       ("A 70-year-old with ALL", 70.0)):
         assert refused_facts(text) == []
         assert extract_facts(text)["age"] == age
+
+
+def test_values_stated_on_one_onboarded_guidelines_own_keys_imply_that_guideline() -> None:
+    """No topic word or hint: two values on keys only the shipped onboarded guideline's vocabulary defines name
+    it; one common word ('stable') does not."""
+    assert detect_guidelines("Unstable with chest pain: next?") == ["cardiac-smog"]
+    assert detect_guidelines("Is the patient stable enough for surgery?") == []
+    assert detect_guidelines("What is the weather tomorrow?") == []
