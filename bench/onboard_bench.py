@@ -436,7 +436,8 @@ def heldout_part(out: Path) -> None:
                          if not r.correct]
                 print(f"{name} {route}: {sum(r.correct for r in rows)}/{len(rows)}; wrong: {wrong}")
             figures[f"{key}.served_model"] = str(model_dir)
-            figures[f"{key}.note"] = ("held out: gold and questions written before the page was onboarded; run once"
+            figures[f"{key}.note"] = ("held out: gold and questions written before the page was onboarded, never "
+                                      "examined; each run is listed under .runs"
                                       if part == "heldout" else "development: the QA rules were developed on its "
                                       "questions after its held-out runs (datasets/onboarding/heldout.yaml)")
             print({k: v for k, v in figures.items() if k.startswith(key)})
