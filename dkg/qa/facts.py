@@ -459,8 +459,9 @@ def named_guidelines(question: str) -> list[str]:
     return [g for g, found in spans.items() if not all(inside_another(g, s) for s in found)]
 
 
-def detect_guidelines(question: str) -> list[str]:
-    """Guidelines the question names or, failing that, implies (the lexicon's topic hints)."""
+def detect_guidelines(question: str, by_keys: bool = True) -> list[str]:
+    """Guidelines the question names or, failing that, implies (the lexicon's topic hints, a value only one
+    guideline tests, and with ``by_keys`` values on one onboarded guideline's own keys)."""
     named = named_guidelines(question)
     if named:
         return named
@@ -490,7 +491,7 @@ def detect_guidelines(question: str) -> list[str]:
     for guess in (implied, named_disease):
         if len(guess) == 1:
             return sorted(guess)
-    return _owner_of_stated_keys(question)
+    return _owner_of_stated_keys(question) if by_keys else []
 
 
 def _owner_of_stated_keys(question: str) -> list[str]:

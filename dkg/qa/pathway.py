@@ -344,8 +344,8 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
      "reduce(acc = coalesce($prefix_keys[ns[0].uid], []), x IN [n IN ns WHERE"),
     # an arrow branching on an unstated key whose every value leads on to the same steps may be crossed, and
     # that key is not counted as unknown (dkg.qa.way_in.WayIn.indifferent)
-    ("' in ', '='), '=')) IN keys(facts))))+ (t:Action)",
-     "' in ', '='), '=')) IN keys(facts)) OR a.uid + '>' + b.uid IN $indifferent)))+ (t:Action)"),
+    ("' in ', '='), '=')) IN keys(facts))))+ (t:Action",
+     "' in ', '='), '=')) IN keys(facts)) OR a.uid + '>' + b.uid IN $indifferent)))+ (t:Action"),
     ("    AND all(c IN CASE WHEN coalesce(x.content, '') ENDS WITH '?' THEN [] ELSE coalesce(x.constraints, []) END",
      "    AND (all(c IN CASE WHEN coalesce(x.content, '') ENDS WITH '?' THEN [] ELSE coalesce(x.constraints, []) END"),
     ("CASE WHEN k IN keys(facts) OR k IN u THEN u ELSE u + k END)) AS unknown",
@@ -382,6 +382,23 @@ _FROM_STARTS_EDITS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The answer node is anchored to the guideline version, as the root is: with its label only, the planner may expand
+# from every guideline's Action towards the roots, which timed out (cardiac-05 on a graph of five guidelines)
+_ANCHOR = ("+ (t:Action)", "+ (t:Action {guideline: guideline, version: $version})")
+
+
+def anchored(text: str) -> str:
+    r"""A patient body of cypher/qa.cypher with its answer node anchored to ``guideline`` and ``$version``.
+
+    >>> anchored("MATCH p = (root) ((a)-[r]->(b))+ (t:Action)\nRETURN t")
+    'MATCH p = (root) ((a)-[r]->(b))+ (t:Action {guideline: guideline, version: $version})\nRETURN t'
+    """
+    if text.count(_ANCHOR[0]) != 1:
+        raise ValueError(f"a patient body of cypher/qa.cypher changed: {_ANCHOR[0]!r} is not in it exactly once "
+                         "(update dkg/qa/pathway.py)")
+    return text.replace(*_ANCHOR)
+
+
 # next-step questions only: when every best step is one the question says was done ($done loses ties, so the best
 # are all done or none is), the answer is the step after it, if a single unconditional arrow leads on to an action
 # ('staging done (CT chest, PET, bilateral marrow): lung-only metastases. Which induction?' is past the staging)
@@ -406,8 +423,8 @@ def cypher_from_starts(sketch: QuerySketch) -> str:
             raise ValueError(f"the {sketch.qtype.value} body of cypher/qa.cypher changed: {pattern!r} is not in it "
                              "exactly once (update dkg/qa/pathway.py)")
         text = text.replace(pattern, replacement)
-    return text
+    return anchored(text)
 
 
-__all__ = ["PositionTests", "bodies", "clarification", "constraint_key", "cypher_from_starts", "missing_facts",
-           "position_weights", "start_nodes", "Walk", "walk_query"]
+__all__ = ["PositionTests", "anchored", "bodies", "clarification", "constraint_key", "cypher_from_starts",
+           "missing_facts", "position_weights", "start_nodes", "Walk", "walk_query"]

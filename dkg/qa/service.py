@@ -38,7 +38,7 @@ from dkg.qa.named_step import (
     steps_text,
     without_where,
 )
-from dkg.qa.pathway import Walk, missing_facts, walk_query
+from dkg.qa.pathway import Walk, anchored, missing_facts, walk_query
 from dkg.qa.populations import population_unstated
 from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
@@ -349,9 +349,10 @@ class TextToCypherService:
         stated = self._stated(question, found)
         try:
             version = self.version_of(found[0])
-            # a guideline found only by the step has no walk to place the patient: a way the facts rule out is a no
+            # a guideline found only by the step (or by the keys its facts are on: "HR 120: should we place pacer
+            # pads?") is not one the question names, so no walk places the patient: a way the facts rule out is a no
             answer = answer_named_action(self.graph, question, found[0], version, phrases, stated,
-                                         say_no=not detect_guidelines(question))
+                                         say_no=not detect_guidelines(question, by_keys=False))
             # facts beyond those that say where the step is describe a patient, whom the walk places
             if (answer is not None and stated and any(r["advisable"] for r in answer.rows)
                     and not self._facts_locate(found[0], version, answer, stated)):
@@ -487,10 +488,11 @@ class TextToCypherService:
         rows = self.executor.run(walk.cypher, walk.params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)
-            rows = self.executor.run(lenient.cypher(), walk.params)
+            lenient_cypher = anchored(lenient.cypher())
+            rows = self.executor.run(lenient_cypher, walk.params)
             if rows:
                 self.stats["lenient"] += 1
-                return Executed(lenient, lenient.cypher(), rows, walk.population_titles_left_out)
+                return Executed(lenient, lenient_cypher, rows, walk.population_titles_left_out)
         return Executed(sketch, walk.cypher, rows, walk.population_titles_left_out)
 
     def _answer(self, question: str, sketch: QuerySketch, version: str, cypher: str, params: dict[str, Any],
