@@ -132,26 +132,23 @@ def known_key(name: str) -> KeySpec | None:
     return None
 
 
-def unit_like(written: str, named: str = "") -> bool:
-    """Whether the text after a box's number can be its unit: signs, numbers and unit words, and words the box
-    already said before its comparison (``named``: a parser reads a box's hidden overflow glued on, smog-50
-    "Wide QRS? >0.09 SecondWide").
+def written_unit(written: str, named: str = "") -> str | None:
+    """The unit the text after a box's number writes, or None when that text is no unit ("despite fluids"). A unit
+    is signs, numbers and unit words; words the box already said before its comparison (``named``) are dropped
+    from its end: a parser reads a box's hidden overflow glued on (smog-50 "Wide QRS? >0.09 SecondWide").
 
-    >>> unit_like("x10^9/L"), unit_like("mL/min/1.73m2"), unit_like("cells/mm3"), unit_like("despite fluids")
-    (True, True, True, False)
-    >>> unit_like("SecondWide", "Wide QRS"), unit_like("SecondNarrow", "Wide QRS")
-    (True, False)
+    >>> written_unit("x10^9/L"), written_unit("mL/min/1.73m2"), written_unit("cells/mm3")
+    ('x10^9/L', 'mL/min/1.73m2', 'cells/mm3')
+    >>> written_unit("despite fluids"), written_unit("SecondWide", "Wide QRS"), written_unit("SecondNarrow", "Wide QRS")
+    (None, 'Second', None)
     """
     said = {w.casefold() for w in re.findall(r"[A-Za-z]+", named)}
-    words = re.split(r"[\s/]+", re.sub(r"([a-z]{2,})([A-Z][a-z]{2,})", r"\1 \2", written))
-    return all(not _LONG_WORD.fullmatch(word) or word.casefold() in _UNIT_NAMES | said
-               or word.casefold() in _UNIT_WORDS for word in words if word) and not re.search(r"[;:,]", written)
-
-
-def _unit_part(written: str, named: str) -> str:
-    """The unit of ``written`` without the box's own words glued on after it ("SecondWide" → "Second")."""
-    said = {w.casefold() for w in re.findall(r"[A-Za-z]+", named)}
-    words = re.sub(r"([a-z]{2,})([A-Z][a-z]{2,})", r"\1 \2", written).split()
+    split = re.sub(r"([a-z]{2,})([A-Z][a-z]{2,})", r"\1 \2", written)
+    if re.search(r"[;:,]", written) or any(
+            _LONG_WORD.fullmatch(word) and word.casefold() not in _UNIT_NAMES | said | set(_UNIT_WORDS)
+            for word in re.split(r"[\s/]+", split) if word):
+        return None
+    words = split.split()
     while len(words) > 1 and words[-1].casefold() in said:
         words.pop()
     return " ".join(words)
@@ -214,10 +211,11 @@ def condition_of(text: str) -> Condition | None:
         name = subject(match["name"].strip(" ?:/-").strip())
         if not name or len(name.split()) > MAX_NAME_WORDS:
             return None
-        written = match["unit"].strip()
-        if written and not unit_like(written, match["name"]):
-            return None
-        written = _unit_part(written, match["name"]) if written else written
+        written: str | None = match["unit"].strip()
+        if written:
+            written = written_unit(written, match["name"])
+            if written is None:
+                return None
         op = _SYMBOLS.get(match["op"], match["op"])
         value = _number(match["number"])
         spec = known_key(name)

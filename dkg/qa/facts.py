@@ -459,9 +459,15 @@ def named_guidelines(question: str) -> list[str]:
     return [g for g, found in spans.items() if not all(inside_another(g, s) for s in found)]
 
 
-def detect_guidelines(question: str, by_keys: bool = True) -> list[str]:
-    """Guidelines the question names or, failing that, implies (the lexicon's topic hints, a value only one
-    guideline tests, and with ``by_keys`` values on one onboarded guideline's own keys)."""
+def detect_guidelines(question: str) -> list[str]:
+    """Guidelines the question's words name or imply (:func:`worded_guidelines`) or, failing that, the onboarded
+    guideline whose own keys it states values on ("HR 120, unstable: next?")."""
+    return worded_guidelines(question) or _owner_of_stated_keys(question)
+
+
+def worded_guidelines(question: str) -> list[str]:
+    """Guidelines the question names or, failing that, implies by its words: the lexicon's topic hints, or a value
+    only one guideline tests. Values on a guideline's keys alone ("HR 120") are no such word."""
     named = named_guidelines(question)
     if named:
         return named
@@ -491,7 +497,7 @@ def detect_guidelines(question: str, by_keys: bool = True) -> list[str]:
     for guess in (implied, named_disease):
         if len(guess) == 1:
             return sorted(guess)
-    return _owner_of_stated_keys(question) if by_keys else []
+    return []
 
 
 def _owner_of_stated_keys(question: str) -> list[str]:

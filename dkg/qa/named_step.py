@@ -370,29 +370,30 @@ def names_a_box(phrases: list[str], question: str, boxes: list[Box],
     return []
 
 
-def _arrow_graph(way_in: WayIn) -> nx.DiGraph:
-    """The guideline's arrows as a networkx graph, each with the conditions crossing it checks (``checks``)."""
-    arrows = nx.DiGraph()
-    for source, edges in way_in.edges.items():
-        for edge in edges:
-            arrows.add_edge(source, edge.target, checks=edge.tests + edge.target_tests)
-    return arrows
+def _contradicts(check: Constraint, checked: WayInFacts) -> bool:
+    return check.key in checked.facts and not holds(check, checked.facts[check.key])
+
+
+def _paths_to(way_in: WayIn, uid: str, arrows: nx.DiGraph, max_paths: int) -> list[list[tuple[str, str]]]:
+    """At most ``max_paths`` arrow paths from a root of the guideline to ``uid`` within ``arrows``."""
+    if uid not in arrows:
+        return []
+    paths = (p for root in way_in.roots if root in arrows for p in nx.all_simple_edge_paths(arrows, root, uid))
+    return list(islice(paths, max_paths))
 
 
 def conditions_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int = 20) -> list[tuple[str, ...]]:
     """The conditions the question leaves unstated on the ways from a root to ``uid`` consistent with the stated
-    facts, one tuple per distinct way (an empty tuple: a way with no condition left); at most ``max_paths``
-    ways are looked at, so a large guideline is not walked in full."""
-    arrows = _arrow_graph(way_in)
-    if uid not in arrows:
-        return []
+    facts, one tuple per distinct way (an empty tuple: a way with no condition left). Only arrows the stated
+    facts allow are walked, so every way looked at is consistent; at most ``max_paths`` of them are looked at,
+    so a large guideline is not walked in full."""
+    def allowed(a: str, b: str) -> bool:
+        checks = way_in.arrows.edges[a, b]["checks"]
+        return not any(c.key in checked.required or _contradicts(c, checked) for c in checks)
+
     found: dict[tuple[str, ...], None] = {}
-    paths = (p for root in way_in.roots if root in arrows for p in nx.all_simple_edge_paths(arrows, root, uid))
-    for path in islice(paths, max_paths):
-        checks = [c for a, b in path for c in arrows.edges[a, b]["checks"]]
-        if any(c.key in checked.required or (c.key in checked.facts and not holds(c, checked.facts[c.key]))
-               for c in checks):
-            continue
+    for path in _paths_to(way_in, uid, nx.subgraph_view(way_in.arrows, filter_edge=allowed), max_paths):
+        checks = [c for a, b in path for c in way_in.arrows.edges[a, b]["checks"]]
         found[tuple(dict.fromkeys(str(c) for c in checks if c.key not in checked.facts))] = None
     return sorted(found, key=len)
 
@@ -400,16 +401,10 @@ def conditions_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int =
 def conflicts_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int = 20) -> list[str]:
     """The conditions on the ways from a root to ``uid`` that the stated facts contradict (each once, in the order
     met), at most ``max_paths`` ways looked at."""
-    arrows = _arrow_graph(way_in)
-    if uid not in arrows:
-        return []
     found: dict[str, None] = {}
-    paths = (p for root in way_in.roots if root in arrows for p in nx.all_simple_edge_paths(arrows, root, uid))
-    for path in islice(paths, max_paths):
+    for path in _paths_to(way_in, uid, way_in.arrows, max_paths):
         for a, b in path:
-            for c in arrows.edges[a, b]["checks"]:
-                if c.key in checked.facts and not holds(c, checked.facts[c.key]):
-                    found[str(c)] = None
+            found.update((str(c), None) for c in way_in.arrows.edges[a, b]["checks"] if _contradicts(c, checked))
     return list(found)
 
 
@@ -437,7 +432,7 @@ def answer_named_action(graph: Graph, question: str, guideline: str, version: st
     reached = way_in.ways(checked)
     rows: list[dict[str, Any]] = []
     for box in named:
-        before = [e.source for edges in way_in.edges.values() for e in edges if e.target == box.uid]
+        before = way_in.sources_into(box.uid)
         if box.uid not in reached:
             if say_no:
                 rows.append({"uid": box.uid, "content": box.content, "advisable": False, "after_uids": before,
@@ -491,8 +486,7 @@ def answer_named_conditions(graph: Graph, question: str, guideline: str, version
     for box in named:
         if box.uid not in reached:
             continue
-        before = list(dict.fromkeys(e.source for edges in way_in.edges.values() for e in edges
-                                    if e.target == box.uid))
+        before = way_in.sources_into(box.uid)
         leading += [u for u in before if u not in leading]
         ways = conditions_to(way_in, box.uid, checked) or [()]
         rows += [{"step_uid": box.uid, "content": box.content, "constraints": list(way), "after_uids": before}

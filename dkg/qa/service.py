@@ -22,7 +22,14 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
-from dkg.qa.facts import detect_guidelines, extract_facts, named_guidelines, refused_facts, unknown_diseases
+from dkg.qa.facts import (
+    detect_guidelines,
+    extract_facts,
+    named_guidelines,
+    refused_facts,
+    unknown_diseases,
+    worded_guidelines,
+)
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.named_step import (
     all_words_in,
@@ -352,7 +359,7 @@ class TextToCypherService:
             # a guideline found only by the step (or by the keys its facts are on: "HR 120: should we place pacer
             # pads?") is not one the question names, so no walk places the patient: a way the facts rule out is a no
             answer = answer_named_action(self.graph, question, found[0], version, phrases, stated,
-                                         say_no=not detect_guidelines(question, by_keys=False))
+                                         say_no=not worded_guidelines(question))
             # facts beyond those that say where the step is describe a patient, whom the walk places
             if (answer is not None and stated and any(r["advisable"] for r in answer.rows)
                     and not self._facts_locate(found[0], version, answer, stated)):

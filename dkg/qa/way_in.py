@@ -18,7 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import networkx as nx
@@ -229,6 +229,25 @@ class WayIn:
                     best[edge.target] = way
         return best
 
+    @cached_property
+    def arrows(self) -> nx.DiGraph:
+        """The arrows as a networkx graph, each with the conditions crossing it checks (``checks``: the arrow's
+        own and its target box's)."""
+        arrows = nx.DiGraph()
+        for source, edges in self.edges.items():
+            for edge in edges:
+                arrows.add_edge(source, edge.target, checks=edge.tests + edge.target_tests)
+        return arrows
+
+    def sources_into(self, uid: str) -> list[str]:
+        """The boxes with an arrow into ``uid``, each once, in the order the arrows were read.
+
+        >>> WayIn([{"a": "q", "b": "y", "arrow": [], "box": [], "action": False},
+        ...        {"a": "r", "b": "y", "arrow": [], "box": [], "action": True}]).sources_into("y")
+        ['q', 'r']
+        """
+        return list(dict.fromkeys(e.source for edges in self.edges.values() for e in edges if e.target == uid))
+
     def keys_tested_with(self, uid: str) -> set[str]:
         """The keys the arrows and boxes of ``uid``'s own flowchart test (the arrows connected to it, whatever their
         direction): a fact on another key says nothing about where ``uid`` is.
@@ -238,10 +257,9 @@ class WayIn:
         >>> sorted(way.keys_tested_with("y")), sorted(way.keys_tested_with("r")), way.keys_tested_with("z")
         (['performance_status'], ['age'], set())
         """
-        arrows = nx.Graph((source, edge.target) for source, edges in self.edges.items() for edge in edges)
-        if uid not in arrows:
+        if uid not in self.arrows:
             return set()
-        chart = nx.node_connected_component(arrows, uid)
+        chart = nx.node_connected_component(self.arrows.to_undirected(as_view=True), uid)
         return {c.key for source in chart for edge in self.edges.get(source, [])
                 for c in edge.tests + edge.target_tests}
 

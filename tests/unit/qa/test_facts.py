@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases
+from dkg.qa.facts import detect_guidelines, extract_facts, refused_facts, unknown_diseases, worded_guidelines
 
 
 @pytest.mark.parametrize(("text", "age"), [
@@ -80,5 +80,6 @@ def test_values_stated_on_one_onboarded_guidelines_own_keys_imply_that_guideline
     """No topic word or hint: two values on keys only the shipped onboarded guideline's vocabulary defines name
     it; one common word ('stable') does not."""
     assert detect_guidelines("Unstable with chest pain: next?") == ["cardiac-smog"]
+    assert worded_guidelines("Unstable with chest pain: next?") == []  # no word of the question names it
     assert detect_guidelines("Is the patient stable enough for surgery?") == []
     assert detect_guidelines("What is the weather tomorrow?") == []

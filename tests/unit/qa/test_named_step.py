@@ -228,6 +228,18 @@ def test_the_conditions_on_each_way_in_are_listed_once_the_shortest_first() -> N
     assert conditions_to(way_in, "fac", way_in_facts({"age": 12.0})) == []
 
 
+def test_a_way_the_stated_facts_allow_is_found_past_many_ways_they_rule_out() -> None:
+    # 25 parallel ways out of the root are ruled out by the stated age and listed first; the one allowed way comes
+    # after them, beyond the number of ways looked at: it must still be the way reported
+    rows = [{"a": "root", "b": f"kid{i}", "arrow": ["age<18"], "box": [], "action": False} for i in range(25)]
+    rows += [{"a": f"kid{i}", "b": "goal", "arrow": [], "box": [], "action": True} for i in range(25)]
+    rows += [{"a": "root", "b": "adult", "arrow": ["age>=18"], "box": [], "action": False},
+             {"a": "adult", "b": "goal", "arrow": ["performance_status<=2"], "box": [], "action": True}]
+    way_in = WayIn(rows)
+    assert conditions_to(way_in, "goal", way_in_facts({"age": 40.0}), max_paths=20) == [("performance_status<=2",)]
+    assert conflicts_to(way_in, "goal", way_in_facts({"age": 40.0}), max_paths=20) == ["age<18"]
+
+
 def test_a_stated_fact_chooses_among_the_arrows_out_of_the_named_step() -> None:
     from dkg.answers import Answer
     from dkg.qa.service import TextToCypherService
