@@ -190,11 +190,14 @@ def _registry(definitions: tuple[tuple[str, str], ...]) -> pint.UnitRegistry:
 
 def check_unit(unit: str, key: str, where: str, definitions: Mapping[str, str]) -> None:
     """Refuse a unit pint cannot read (after the base file's own definitions)."""
+    import tokenize
+
     import pint
 
     try:
         _registry(tuple(sorted(definitions.items()))).parse_units(unit)
-    except (pint.errors.PintError, AttributeError, ValueError, TypeError, SyntaxError) as exc:
+    # pint reads a unit with Python's tokenizer: an unclosed bracket ("min (") raises tokenize.TokenError
+    except (pint.errors.PintError, tokenize.TokenError, AttributeError, ValueError, TypeError, SyntaxError) as exc:
         raise VocabularyError(
             f"{where}: key {key!r} has an unknown unit {unit!r} ({exc}); write a pint unit such as mg/dL, "
             "mmol/L, 1/min, mmHg, cm, year or percent, or declare a score under `units:` in the base vocabulary"

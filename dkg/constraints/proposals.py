@@ -59,8 +59,9 @@ _ASKING = re.compile(
 _YES = {"yes", "y"}
 _NO = {"no", "n"}
 # Surface forms of units in boxes → pint units (anything else is handed to pint as written).
-_UNIT_WORDS = {"°c": "degC", "° c": "degC", "°f": "degF", "° f": "degF", "mm hg": "mmHg", "breaths/min": "1/min",
-               "beats/min": "1/min", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour", "h": "hour",
+_UNIT_WORDS = {"°c": "degC", "° c": "degC", "c": "degC", "°f": "degF", "° f": "degF", "mm hg": "mmHg",
+               "breaths/min": "1/min", "beats/min": "1/min", "hr": "hour", "hrs": "hour", "hour": "hour",
+               "hours": "hour", "h": "hour",
                "day": "day", "days": "day", "%": "percent", "second": "second", "seconds": "second", "sec": "second",
                "secs": "second",
                "s": "second", "min": "minute", "mins": "minute", "minutes": "minute", "mg/dl": "mg/dL",
@@ -201,6 +202,33 @@ def _number(text: str) -> str:
     return str(int(value)) if value.is_integer() else f"{value:g}"
 
 
+def _bracketed(name: str, unit: str) -> tuple[str, str]:
+    """The measured name and unit of a comparison inside a bracket the name opens: after the finding it defines
+    ("Hypotension (SBP <90 mm Hg)": SBP, mm Hg; the closing bracket may be lost, "Tachycardia (HR > 150 bpm") or
+    around the comparison alone ("Glucose (< 70 mg/dL)": Glucose, mg/dL). A unit in its own brackets loses them.
+
+    >>> _bracketed("Hypotension (SBP ", "mm Hg)"), _bracketed("Tachycardia (HR ", "bpm"), _bracketed("SBP ", "(mmHg)")
+    (('SBP ', 'mm Hg'), ('HR ', 'bpm'), ('SBP ', 'mmHg'))
+    >>> _bracketed("Glucose (", "mg/dL)"), _bracketed("SBP (mmHg) ", ""), _bracketed("SBP ", "mm Hg")
+    (('Glucose ', 'mg/dL'), ('SBP ', 'mmHg'), ('SBP ', 'mm Hg'))
+    """
+    if name.count("(") > name.count(")"):
+        outer, inner = name.rsplit("(", 1)
+        name = inner if inner.strip() else outer
+        unit = unit[:-1].strip() if unit.endswith(")") and unit.count(")") > unit.count("(") else unit
+    if unit.startswith("(") and unit.endswith(")"):
+        unit = unit[1:-1].strip()
+    named_unit = re.fullmatch(r"(.*\S)\s*\(([^()]+)\)\s*", name)
+    if not unit and named_unit and pint_unit(named_unit[2]) is not None:
+        return named_unit[1] + " ", named_unit[2]
+    return name, unit
+
+
+def _finding(name: str) -> str:
+    """The words before a name's last opening bracket ("Hypotension" of "Hypotension (SBP")."""
+    return name.rsplit("(", 1)[0].strip(" ?:/-")
+
+
 def condition_of(text: str) -> Condition | None:
     """The condition one box states, or None (a box with several conditions or none is left to the curator)."""
     box = " ".join(_QUOTES.sub("", text).split()).strip(" *•")
@@ -208,14 +236,17 @@ def condition_of(text: str) -> Condition | None:
         box = box.replace(symbol, ascii_op)
     match = _COMPARISON.match(box)
     if match:
-        name = subject(match["name"].strip(" ?:/-").strip())
+        named, written = _bracketed(match["name"], match["unit"].strip())
+        opened = match["name"].count("(") > match["name"].count(")")
+        finding = _finding(match["name"]) if opened and named.strip() != _finding(match["name"]) else ""
+        name = subject(named.strip(" ?:/-").strip())
         if not name or len(name.split()) > MAX_NAME_WORDS:
             return None
-        written: str | None = match["unit"].strip()
         if written:
-            written = written_unit(written, match["name"])
-            if written is None:
+            unit_part = written_unit(written, named)
+            if unit_part is None:
                 return None
+            written = unit_part
         op = _SYMBOLS.get(match["op"], match["op"])
         value = _number(match["number"])
         spec = known_key(name)
@@ -226,7 +257,8 @@ def condition_of(text: str) -> Condition | None:
         key = slug(name)
         unit = _unit(written or None, name)
         # a unit pint cannot read is left for the curator to write, and said in the description
-        description = name if unit or not written else f"{name} (written unit: {written})"
+        description = f"{name} ({finding})" if finding else name
+        description += "" if unit or not written else f" (written unit: {written})"
         proposal = ProposedKey(name=key, kind="numeric", description=description, unit=unit,
                                range=_range(float(value)), synonyms=(name.casefold(),))
         return Condition(key, op, value, proposal)

@@ -11,6 +11,7 @@ Intermediate files (edge CSV, sidecar, constrained CSV/JSON, review pictures) ar
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -221,32 +222,14 @@ def within_scope(rows: Sequence[ConstrainedEdge], keys: frozenset[str]
     return kept, left_out
 
 
-def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str | None = None,
-            title: str = "", ocr: str = "auto", overlays: bool = True, settings: Settings | None = None,
-            who: str | None = None, echo: Callable[[str], None] = print,
-            effective: EffectivePeriod | None = None, domains: Sequence[str] | None = None) -> OnboardReport:
-    """Parse, extract and load ``pdf`` as a draft of ``guideline`` ``version`` (refused when it exists).
-
-    ``domains``: the base key domains to read it in (``["none"]``: general keys only); None chooses them
-    (:func:`choose_domains`)."""
+def _draft_from(graph: Graph, pdf: Path, guideline: str, version: str, work: Path, *, pages: str | None, title: str,
+                ocr: str, overlays: bool, settings: Settings, who: str | None, echo: Callable[[str], None],
+                effective: EffectivePeriod | None, domains: Sequence[str] | None) -> OnboardReport:
+    """Parse ``pdf`` into ``work``, extract its constraints and load the draft (see :func:`onboard`)."""
     from dkg.constraints.run import extract_file, open_extractor
-    from dkg.graph.build_input import BuildInput
     from dkg.parsing import OCRMode, parse_pdf
     from dkg.parsing.output import write_csv, write_sidecar
 
-    settings = settings or get_settings()
-    BuildInput(guideline, version)  # names checked before any work
-    if domains is not None:
-        choose_domains(guideline, [], domains)  # a bad --domain is refused before any work
-    graph.ensure_schema()
-    refuse_existing(graph, guideline, version)
-    if not pdf.is_file():
-        raise OnboardingError(f"no PDF at {pdf}; give the path of the guideline PDF to onboard")
-    try:
-        work = path_under(settings.home / "onboard", f"{guideline}-{version}")
-    except InvalidNameError as exc:
-        raise BuildError(f"{guideline} {version}: {exc}") from exc
-    work.mkdir(parents=True, exist_ok=True)
     echo(f"[{guideline} {version}] parsing {pdf.name}" + (f" pages {pages}" if pages else ""))
     result = parse_pdf(pdf, pages=pages, ocr=OCRMode(ocr))
     edges_csv = work / "edges.csv"
@@ -284,3 +267,38 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
     return OnboardReport(guideline, version, len(node_items), len(edge_items),
                          sum(len(i.constraints) for i in items),
                          [i.content for i in items if i.kind == "key"], work, pictures, chosen, reason, left_out)
+
+
+def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str | None = None,
+            title: str = "", ocr: str = "auto", overlays: bool = True, settings: Settings | None = None,
+            who: str | None = None, echo: Callable[[str], None] = print,
+            effective: EffectivePeriod | None = None, domains: Sequence[str] | None = None) -> OnboardReport:
+    """Parse, extract and load ``pdf`` as a draft of ``guideline`` ``version`` (refused when it exists).
+
+    ``domains``: the base key domains to read it in (``["none"]``: general keys only); None chooses them
+    (:func:`choose_domains`)."""
+    from dkg.graph.build_input import BuildInput
+
+    settings = settings or get_settings()
+    BuildInput(guideline, version)  # names checked before any work
+    if domains is not None:
+        choose_domains(guideline, [], domains)  # a bad --domain is refused before any work
+    graph.ensure_schema()
+    refuse_existing(graph, guideline, version)
+    if not pdf.is_file():
+        raise OnboardingError(f"no PDF at {pdf}; give the path of the guideline PDF to onboard")
+    try:
+        work = path_under(settings.home / "onboard", f"{guideline}-{version}")
+    except InvalidNameError as exc:
+        raise BuildError(f"{guideline} {version}: {exc}") from exc
+    # the parse, extract and review files of a failed onboarding are removed with it: nothing is left half-made
+    fresh = not work.exists()
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        return _draft_from(graph, pdf, guideline, version, work, pages=pages, title=title, ocr=ocr,
+                           overlays=overlays, settings=settings, who=who, echo=echo, effective=effective,
+                           domains=domains)
+    except BaseException:
+        if fresh:
+            shutil.rmtree(work, ignore_errors=True)
+        raise

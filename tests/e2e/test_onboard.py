@@ -143,6 +143,7 @@ def test_a_failed_onboarding_leaves_no_draft(graph: Graph, settings: Settings) -
         onboard(graph, PDF, "onboard-fail", VERSION, pages="99", settings=settings, echo=lambda _: None)
     assert version_state(graph, "onboard-fail", VERSION) == (False, False)
     assert graph.read("MATCH (a:ReviewAction) WHERE a.version_uid STARTS WITH 'onboard-fail|' RETURN a") == []
+    assert not (settings.home / "onboard" / f"onboard-fail-{VERSION}").exists()  # nor its working files
 
 
 def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Path) -> None:

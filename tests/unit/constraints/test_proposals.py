@@ -137,3 +137,30 @@ def test_a_unit_pint_cannot_read_is_left_to_the_curator_and_said_in_the_descript
                                  "Troponin > 99th percentile?"])
 def test_words_after_the_number_that_are_no_unit_leave_the_box_to_the_curator(box: str) -> None:
     assert condition_of(box) is None
+
+
+@pytest.mark.parametrize(("box", "text", "unit", "description"), [
+    # the comparison in brackets after the finding it defines: the measured name is the key, the finding described
+    ("Hypotension (SBP <90 mm Hg)", "sbp<90", "mmHg", "SBP (Hypotension)"),
+    ("Hypoglycemia (blood glucose < 70 mg/dL)?", "blood_glucose<70", "mg/dL", "blood glucose (Hypoglycemia)"),
+    ("Fever (Temp > 38 C", "temp>38", "degC", "Temp (Fever)"),  # the closing bracket lost by the parser
+    ("Glucose (< 70 mg/dL)", "glucose<70", "mg/dL", "Glucose"),  # brackets round the comparison alone
+    ("Lactate > 4 (mmol/L)", "lactate>4", "mmol/L", "Lactate"),  # the unit in brackets after the number
+    ("SBP (mmHg) < 90", "sbp<90", "mmHg", "SBP"),  # ... or after the name
+])
+def test_comparisons_and_units_in_brackets_are_read(box: str, text: str, unit: str, description: str) -> None:
+    condition = condition_of(box)
+    assert condition is not None and condition.text == text and condition.proposal is not None
+    assert (condition.proposal.unit, condition.proposal.description) == (unit, description)
+
+
+@pytest.mark.parametrize("written", ["min (", "mm Hg)", "x10^9/(L"])
+def test_a_unit_with_an_unclosed_bracket_is_refused_not_raised(written: str) -> None:
+    """pint reads units with Python's tokenizer, which raises its own error on an unclosed bracket: onboarding the
+    whole SMOG PDF stopped with a traceback on "Hypotension (SBP <90 mm Hg)" before."""
+    from dkg.constraints.proposals import pint_unit
+    from dkg.vocabulary import VocabularyError, base_units, check_unit
+
+    assert pint_unit(written) is None
+    with pytest.raises(VocabularyError, match="unknown unit"):
+        check_unit(written, "proposed", "a proposed key", base_units())
