@@ -33,7 +33,7 @@ import yaml
 from dkg.config import PROJECT_ROOT, get_settings
 from dkg.graph.db import open_graph
 from dkg.graph.drafts import draft_items
-from dkg.graph.onboard import onboard
+from dkg.graph.onboard import discard_onboarding, onboard
 from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, onboarded_sources, reload_vocabulary
 
 PDF = PROJECT_ROOT / "datasets" / "realpdfs" / "smog-cardiac-flowcharts.pdf"
@@ -136,7 +136,7 @@ def main() -> None:
             gold = list(spec["constraints"])
             exact = sum((Counter(predicted) & Counter(gold)).values())
             lenient = lenient_matches(predicted, gold)
-            graph.write(named_delete(), {"uid": f"{name}|{VERSION}"})
+            discard_onboarding(graph, name, VERSION, settings=settings, who="onboard_bench", reason="scored")
             figures[f"{page}.seconds"] = round(seconds, 1)
             figures[f"{page}.predicted"] = len(predicted)
             figures[f"{page}.gold"] = len(gold)

@@ -83,6 +83,14 @@ MATCH (d:DraftVersion {draft_uid: $uid})
 OPTIONAL MATCH (d)-[:HAS_ITEM]->(i:DraftItem)
 DETACH DELETE i, d;
 
+// name: discard_draft
+MATCH (d:DraftVersion {draft_uid: $uid})
+OPTIONAL MATCH (d)-[:HAS_ITEM]->(i:DraftItem)
+WITH d, collect(i) AS items
+FOREACH (i IN items | DETACH DELETE i)
+DETACH DELETE d
+RETURN size(items) AS items;
+
 // name: review_history
 MATCH (a:ReviewAction {version_uid: $uid})
 RETURN a.id AS id, toString(a.at) AS at, a.who AS who, a.action AS action, a.item AS item, a.kind AS kind,

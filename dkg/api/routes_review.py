@@ -1,5 +1,5 @@
 """Onboarding review endpoints (curator bearer token): drafts, their review items, accept / edit / reject,
-the flowchart titles of their pages, publish and unpublish, and the parser's review pictures. The work is done
+the flowchart titles of their pages, publish, unpublish and discard, and the parser's review pictures. The work is done
 by :mod:`dkg.graph.drafts`.
 
 A draft is unvetted content kept out of clinicians' view, so even reading one needs a curator token. Every
@@ -120,6 +120,12 @@ class UnpublishResult(BaseModel):
     items: int = Field(description="items of the draft it became (all accepted)")
 
 
+class DiscardResult(BaseModel):
+    guideline: str
+    version: str
+    items: int = Field(description="items of the draft deleted")
+
+
 class HistoryRow(BaseModel):
     id: str
     at: str
@@ -188,7 +194,7 @@ def set_page_title(guideline: GuidelineName, version: VersionName, page: PageId,
 
 
 @router.get("/drafts/{guideline}/{version}/history", response_model=list[HistoryRow],
-            summary="The audit trail of a version's onboarding, review, publishing and unpublishing")
+            summary="The audit trail of a version's onboarding, review, publishing, unpublishing and discarding")
 def draft_history(guideline: GuidelineName, version: VersionName, request: Request) -> list[HistoryRow]:
     rows = drafts.review_history(state_of(request).graph, guideline, version)
     return [HistoryRow(**{**r, "reason": r["reason"] or "", "before": r["before"] or "", "after": r["after"] or "",
@@ -234,6 +240,21 @@ def publish_draft(guideline: GuidelineName, version: VersionName, body: PublishB
     state.engine.invalidate()
     return PublishResult(guideline=guideline, version=version, counts=build.counts(),
                          note="published; run `dkg index` so that retrieval (the GRAG route) covers it too")
+
+
+@router.post("/drafts/{guideline}/{version}/discard", response_model=DiscardResult,
+             summary="Delete a draft, its items and its review pictures (audited; the audit trail stays)")
+def discard_draft(guideline: GuidelineName, version: VersionName, body: PublishBody, request: Request,
+                  principal: Principal = Depends(curator)) -> DiscardResult:
+    from dkg.graph.onboard import discard_onboarding
+
+    state = state_of(request)
+    try:
+        items = discard_onboarding(state.graph, guideline, version, settings=state.settings, who=_who(principal),
+                                   reason=body.reason)
+    except drafts.UnknownDraftError as exc:
+        raise NotFoundError(str(exc)) from exc
+    return DiscardResult(guideline=guideline, version=version, items=items)
 
 
 @router.post("/guidelines/{guideline}/{version}/unpublish", response_model=UnpublishResult,

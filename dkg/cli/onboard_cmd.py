@@ -235,7 +235,7 @@ def title_command(
 @review_app.command("history")
 @friendly_errors
 def history_command(guideline: str = GUIDELINE, version: str = VERSION) -> None:
-    """The audit trail of a version's onboarding, review, publishing and unpublishing."""
+    """The audit trail of a version's onboarding, review, publishing, unpublishing and discarding."""
     from dkg.graph.db import open_graph
     from dkg.graph.drafts import review_history
 
@@ -246,6 +246,21 @@ def history_command(guideline: str = GUIDELINE, version: str = VERSION) -> None:
         table.add_row(cell(r["at"][:19]), cell(r["who"]), cell(r["action"]), cell(r["item"]), cell(r["reason"]),
                       cell(str(r["after"])[:60]))
     console.print(table)
+
+
+@review_app.command("discard")
+@friendly_errors
+def discard_command(guideline: str = GUIDELINE, version: str = VERSION, who: str | None = WHO,
+                    reason: str = REASON) -> None:
+    """Delete a draft, its items and its onboarding files in one step (audited; the audit trail stays), so the
+    version can be onboarded again, e.g. with other pages. A published version is unpublished first."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.onboard import discard_onboarding
+
+    with open_graph() as graph:
+        items = discard_onboarding(graph, guideline, version, who=who, reason=reason)
+    echo(f"discarded the draft of {guideline} {version}: {items} item(s) deleted; the audit trail is kept "
+         f"(`dkg review history {guideline} {version}`)")
 
 
 REINDEX = typer.Option(True, "--reindex/--no-reindex",

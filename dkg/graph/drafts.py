@@ -118,8 +118,8 @@ def refuse_existing(graph: Graph, guideline: str, version: str) -> None:
         raise OnboardingError(f"{guideline} {version} is already published; onboard it under a new version, or "
                               "`dkg unpublish` it first; nothing was written")
     if draft:
-        raise OnboardingError(f"a draft of {guideline} {version} exists already; review it (`dkg review list`) "
-                              "or onboard under a new version; nothing was written")
+        raise OnboardingError(f"a draft of {guideline} {version} exists already; review it (`dkg review list`), "
+                              "discard it (`dkg review discard`) or onboard under a new version; nothing was written")
 
 
 def period_of(row: dict[str, Any]) -> EffectivePeriod | None:
@@ -498,13 +498,34 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
     return build
 
 
+def discard(graph: Graph, guideline: str, version: str, *, who: str | None = None, reason: str = "") -> int:
+    """Delete a draft and all its items in one transaction, audited (the audit trail stays): a draft of the wrong
+    pages, or one a curator gives up, so that the version can be onboarded again. Returns the items deleted; an
+    :class:`UnknownDraftError` when there is no such draft (a published version is unpublished first)."""
+    items = draft_items(graph, guideline, version)
+    record = _action("discard", who, reason, before={"items": len(items), "pending": len(pending(items))})
+    q = named_queries("onboard")
+    uid = _uid(guideline, version)
+
+    def work(tx: ManagedTransaction) -> int:
+        rows = tx.run(q["discard_draft"], uid=uid).data()
+        if not rows:  # published or discarded since the items were read: the audit record is rolled back too
+            raise UnknownDraftError(f"no draft of {guideline} {version} any more (published or discarded meanwhile); "
+                                    "nothing was deleted")
+        tx.run(q["record_action"], uid=uid, action=record).consume()
+        return int(rows[0]["items"])
+
+    return graph.execute_write(work)
+
+
 def unpublish(graph: Graph, guideline: str, version: str, *, who: str | None = None, reason: str = "") -> int:
     """Take a published version out of clinicians' view, back into a draft (items accepted), in one transaction."""
     published, draft = version_state(graph, guideline, version)
     if not published:
         raise OnboardingError(f"{guideline} {version} is not published; nothing to unpublish")
     if draft:
-        raise OnboardingError(f"a draft of {guideline} {version} exists already; publish or delete it first")
+        raise OnboardingError(f"a draft of {guideline} {version} exists already; publish it or discard it "
+                              "(`dkg review discard`) first")
     q = named_queries("onboard")
     uid = _uid(guideline, version)
     info = graph.read(q["published_info"], {"uid": uid})[0]

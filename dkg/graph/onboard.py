@@ -287,10 +287,7 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
     refuse_existing(graph, guideline, version)
     if not pdf.is_file():
         raise OnboardingError(f"no PDF at {pdf}; give the path of the guideline PDF to onboard")
-    try:
-        work = path_under(settings.home / "onboard", f"{guideline}-{version}")
-    except InvalidNameError as exc:
-        raise BuildError(f"{guideline} {version}: {exc}") from exc
+    work = onboarding_folder(settings, guideline, version)
     # the parse, extract and review files of a failed onboarding are removed with it: nothing is left half-made
     fresh = not work.exists()
     work.mkdir(parents=True, exist_ok=True)
@@ -302,3 +299,24 @@ def onboard(graph: Graph, pdf: Path, guideline: str, version: str, *, pages: str
         if fresh:
             shutil.rmtree(work, ignore_errors=True)
         raise
+
+
+def onboarding_folder(settings: Settings, guideline: str, version: str) -> Path:
+    """The folder of a version's onboarding files (parse CSV, sidecar, constrained CSV, review pictures)."""
+    try:
+        return path_under(settings.home / "onboard", f"{guideline}-{version}")
+    except InvalidNameError as exc:
+        raise BuildError(f"{guideline} {version}: {exc}") from exc
+
+
+def discard_onboarding(graph: Graph, guideline: str, version: str, *, settings: Settings | None = None,
+                       who: str | None = None, reason: str = "") -> int:
+    """Discard a draft (:func:`dkg.graph.drafts.discard`, audited) and its onboarding files; the version can then
+    be onboarded again. Returns the items deleted."""
+    from dkg.graph.drafts import discard
+
+    folder = onboarding_folder(settings or get_settings(), guideline, version)
+    items = discard(graph, guideline, version, who=who, reason=reason)
+    shutil.rmtree(folder, ignore_errors=True)
+    return items
+

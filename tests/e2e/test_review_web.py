@@ -27,7 +27,7 @@ from dkg.api.settings import ApiSettings, load_api_settings
 from dkg.api.state import AppState
 from dkg.config import Settings
 from dkg.graph.db import Graph
-from dkg.graph.drafts import DraftItem, create_draft
+from dkg.graph.drafts import DraftItem, create_draft, refuse_existing
 from dkg.lexicon.topics import reload_topics
 from dkg.vocabulary import GUIDELINES_ROOT, reload_vocabulary
 
@@ -93,7 +93,7 @@ def _draft(graph: Graph, settings: Settings, name: str, items: list[DraftItem]) 
         yield
     finally:
         _clean(graph, name)
-        shutil.rmtree(work)
+        shutil.rmtree(work, ignore_errors=True)  # a discarded draft's folder is gone already
         shutil.rmtree(published_files, ignore_errors=True)
         reload_vocabulary()
         reload_topics()
@@ -214,6 +214,28 @@ def test_a_bad_item_or_draft_gets_404(client: TestClient) -> None:
 
 
 
+def test_a_curator_discards_a_draft_and_the_version_can_be_onboarded_again(graph: Graph, neo4j_settings: Settings,
+                                                                           tmp_path: Path) -> None:
+    name = "review-discard-e2e"
+    draft = f"/api/drafts/{name}/{VERSION}"
+    with _draft(graph, neo4j_settings, name, ITEMS), TestClient(_app(neo4j_settings, tmp_path)) as c:
+        assert c.post(f"{draft}/discard", json={}).status_code == 401
+        assert c.post(f"{draft}/discard", headers=READER, json={}).status_code == 403
+        assert c.get(draft, headers=CURATOR).status_code == 200  # nothing was deleted
+        done = c.post(f"{draft}/discard", headers=CURATOR, json={"reason": "e2e: the wrong pages"})
+        assert done.status_code == 200, done.text
+        assert done.json() == {"guideline": name, "version": VERSION, "items": len(ITEMS)}
+        assert c.get(draft, headers=CURATOR).status_code == 404
+        assert graph.read("MATCH (i:DraftItem) WHERE i.draft_uid STARTS WITH $p RETURN i", {"p": f"{name}|"}) == []
+        assert not (Path(neo4j_settings.home) / "onboard" / f"{name}-{VERSION}").exists()  # its review pictures
+        history = c.get(f"{draft}/history", headers=CURATOR).json()  # the audit trail stays
+        assert [(h["action"], h["who"]) for h in history] == [("onboard", "e2e"), ("discard", "api:rita")]
+        assert history[-1]["reason"] == "e2e: the wrong pages" and '"items": 10' in history[-1]["before"]
+        again = c.post(f"{draft}/discard", headers=CURATOR, json={})
+        assert again.status_code == 404 and "no draft of" in again.json()["error"]["message"]
+        refuse_existing(graph, name, VERSION)  # onboarding the version again is allowed
+
+
 # ---- the page itself, in Debian's headless Chromium (as tests/e2e/test_browser_webapp.py) --------------------
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_NAME = "review-browser-e2e"
@@ -317,3 +339,34 @@ def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_setting
         assert [r["t"] for r in titles] == [["ADULT REVIEW-BROWSER ALGORITHM"]]  # the title set on the page
     assert not errors, f"JavaScript errors: {errors}"
 
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="Debian's chromium is not installed")
+def test_a_curator_discards_a_draft_on_the_page(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    errors: list[str] = []
+    name = "review-browser-discard-e2e"
+    with _draft(graph, neo4j_settings, name, BROWSER_ITEMS), _served(_app(neo4j_settings, tmp_path)) as base, \
+            sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page: Any = browser.new_page(viewport={"width": 1366, "height": 768}, base_url=base)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.set_default_timeout(30_000)
+        page.goto("/review")
+        assert page.locator("#discard").is_disabled()  # no draft chosen, no curator token
+        page.fill("#token", CURATOR_TOKEN)
+        page.click("text=Use token")
+        page.wait_for_selector("#who:has-text('curator: rita')")
+        page.select_option("#draft", f"{name}|{VERSION}")
+        page.wait_for_selector("#nodes tbody tr[data-item=n3]")
+        page.once("dialog", lambda dialog: dialog.dismiss())  # the curator changes their mind: nothing is deleted
+        page.click("#discard")
+        assert graph.read("MATCH (d:DraftVersion {draft_uid: $u}) RETURN d", {"u": f"{name}|{VERSION}"}) != []
+        page.fill("#reason", "browser test: the wrong pages")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#discard")
+        page.wait_for_selector(f"#publish-status.ok:has-text('Discarded the draft of {name}')")
+        browser.close()
+    assert graph.read("MATCH (d:DraftVersion {draft_uid: $u}) RETURN d", {"u": f"{name}|{VERSION}"}) == []
+    assert not errors, f"JavaScript errors: {errors}"

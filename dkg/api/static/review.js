@@ -87,6 +87,7 @@
     renderTitles(d);
     $("draft-summary").textContent = d ? `${d.items.length} items, ${d.pending} pending` : "";
     $("publish").disabled = !d || !me.curator || d.pending > 0;
+    $("discard").disabled = !d || !me.curator;
     $("publish-help").textContent = !d ? "Select a draft." : d.pending > 0
       ? `${d.pending} item(s) still pending: accept, edit or reject each before publishing.` : "Every item is reviewed.";
     if (!d) { $("pictures-card").hidden = true; $("history").tBodies[0].replaceChildren(); }
@@ -172,6 +173,15 @@
     try {
       const r = await api(path() + "/publish", { body: { reason: $("reason").value.trim() } });
       status($("publish-status"), `Published ${r.guideline} ${r.version}: ${r.counts.nodes} nodes, ${r.counts.relations} relations. ${r.note}.`, "ok");
+      draft = null;
+      await loadDrafts();
+    } catch (e) { status($("publish-status"), e.message, "error"); }
+  });
+  $("discard").addEventListener("click", async () => {
+    if (!draft || !window.confirm(`Discard the draft ${draft.guideline} ${draft.version} and all its review decisions?`)) return;
+    try {
+      const r = await api(path() + "/discard", { body: { reason: $("reason").value.trim() } });
+      status($("publish-status"), `Discarded the draft of ${r.guideline} ${r.version}: ${r.items} item(s) deleted.`, "ok");
       draft = null;
       await loadDrafts();
     } catch (e) { status($("publish-status"), e.message, "error"); }
