@@ -261,7 +261,10 @@ def discard_draft(guideline: GuidelineName, version: VersionName, body: PublishB
              summary="Take a published version out of clinicians' view, back into a draft, atomically")
 def unpublish_version(guideline: GuidelineName, version: VersionName, body: PublishBody, request: Request,
                       principal: Principal = Depends(curator)) -> UnpublishResult:
+    from dkg.graph.onboard import unpublish_version
+
     state = state_of(request)
-    items = drafts.unpublish(state.graph, guideline, version, who=_who(principal), reason=body.reason)
+    items = unpublish_version(state.graph, guideline, version, settings=state.settings, who=_who(principal),
+                              reason=body.reason)
     state.engine.invalidate()
     return UnpublishResult(guideline=guideline, version=version, items=items)

@@ -341,10 +341,10 @@ def unpublish_command(guideline: str = GUIDELINE, version: str = VERSION, who: s
                       reason: str = REASON, reindex: bool = REINDEX) -> None:
     """Take a published version out of clinicians' view, back into a draft, atomically."""
     from dkg.graph.db import open_graph
-    from dkg.graph.drafts import unpublish
+    from dkg.graph.onboard import unpublish_version
 
     with open_graph() as graph:
-        items = unpublish(graph, guideline, version, who=who, reason=reason)
+        items = unpublish_version(graph, guideline, version, who=who, reason=reason)
         echo(f"unpublished {guideline} {version}: now a draft with {items} item(s)")
         if reindex:
             _reindex(graph)

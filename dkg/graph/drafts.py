@@ -454,8 +454,13 @@ def _write_topic(guideline: str, title: str, root: Path, page_titles: Iterable[s
     taken |= {h for t in guideline_topics() for h in t.hints} | {n.alias.lower() for t in guideline_topics()
                                                                  for n in t.names}
     folder.mkdir(parents=True, exist_ok=True)
-    write_onboarded_topic(path, propose_onboarded_topic(guideline, title, wordings, taken, list(page_titles)))
-    reload_topics()
+    try:
+        write_onboarded_topic(path, propose_onboarded_topic(guideline, title, wordings, taken, list(page_titles)))
+        reload_topics()
+    except BaseException:  # the caller cannot remove a file it was never told of
+        path.unlink(missing_ok=True)
+        reload_topics()
+        raise
     return path
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -257,7 +258,8 @@ def _draft_from(graph: Graph, pdf: Path, guideline: str, version: str, work: Pat
         echo(f"  left out {len(left_out)} constraint(s) on keys of other domains (onboard with --domain to keep "
              f"them): {'; '.join(left_out[:6])}{' …' if len(left_out) > 6 else ''}")
     items = draft_items_of(extracted)
-    named = " / ".join(dict.fromkeys(page_titles(result).values()))
+    # the titles of a whole document's pages name it; a long list is cut (the curator can give --title)
+    named = textwrap.shorten(" / ".join(dict.fromkeys(page_titles(result).values())), width=120, placeholder=" / …")
     create_draft(graph, guideline, version, items,
                  title=title or f"{named or guideline} (onboarded from {pdf.name})",
                  source=f"{pdf.name}" + (f" pages {pages}" if pages else ""), who=who, effective=effective,
@@ -318,5 +320,17 @@ def discard_onboarding(graph: Graph, guideline: str, version: str, *, settings: 
     folder = onboarding_folder(settings or get_settings(), guideline, version)
     items = discard(graph, guideline, version, who=who, reason=reason)
     shutil.rmtree(folder, ignore_errors=True)
+    return items
+
+
+def unpublish_version(graph: Graph, guideline: str, version: str, *, settings: Settings | None = None,
+                      who: str | None = None, reason: str = "") -> int:
+    """Unpublish a version (:func:`dkg.graph.drafts.unpublish`, atomic and audited) and forget its generated
+    questions, so no model update trains on it. Returns the items of the draft it became."""
+    from dkg.graph.drafts import unpublish
+    from dkg.qa.generated import forget_generated
+
+    items = unpublish(graph, guideline, version, who=who, reason=reason)
+    forget_generated(settings or get_settings(), guideline, version)
     return items
 

@@ -10,6 +10,7 @@ and diseases, curated names) and hints (curated words that imply it, drug names 
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from dkg.lexicon.errors import LexiconError
 from dkg.vocabulary import ONBOARDED_MARK
 
+ALIAS_MAX = 120
 TOPICS_PATH = Path(__file__).resolve().parent / "data" / "guideline_topics.yaml"
 _ILLUSTRATIVE = re.compile(r"\s*\((?:illustrative)[^)]*\)\s*", re.IGNORECASE)
 
@@ -29,7 +31,7 @@ class TopicName(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    alias: str = Field(min_length=2, max_length=120)
+    alias: str = Field(min_length=2, max_length=ALIAS_MAX)
     case_sensitive: bool = False
     in_context: bool = Field(default=False, description="the wording names the topic only with the words round an "
                              "ambiguous name ('the all pathway'): read in questions, never drawn as a name of the "
@@ -121,17 +123,19 @@ def source_names(title: str, diseases: list[str]) -> list[str]:
     ['Acute Stroke', 'Transient Ischaemic Attack']
     """
     head = _ILLUSTRATIVE.sub(" ", title).split(":")[0].strip()
-    return list(dict.fromkeys(n for n in [head, *diseases] if len(n) >= 3))
+    # a title joining a whole document's page titles is no name (the pages' titles give names of their own)
+    return list(dict.fromkeys(n for n in [head, *diseases] if 3 <= len(n) <= ALIAS_MAX))
 
 
 ONBOARDED_TOPIC_FILE = ONBOARDED_MARK
+TOPIC_TITLE_MAX = 200
 
 
 class OnboardedTopic(TopicEntry):
     """``datasets/guidelines/<name>/topic.yaml`` of an onboarded guideline (no YAML sources): its title (a name,
     as a source's title is) and curated names and hints. ``dkg publish`` writes one from the draft's title."""
 
-    title: str = Field(min_length=2, max_length=200)
+    title: str = Field(min_length=2, max_length=TOPIC_TITLE_MAX)
 
 
 def load_onboarded_topic(path: Path) -> OnboardedTopic:
@@ -189,6 +193,8 @@ def propose_onboarded_topic(guideline: str, title: str, wordings: list[str], tak
              if len(w.split()) >= 2 and w not in taken and _PLAIN_WORDS.match(w)]
     names = title_names(page_titles or [], taken)
     name = title.strip() or guideline.replace("-", " ").replace("_", " ")
+    # a draft's title joins the titles of all its pages: a whole document's can be longer than a topic title
+    name = textwrap.shorten(name, width=TOPIC_TITLE_MAX, placeholder=" …")
     return OnboardedTopic(title=name if len(name) >= 2 else f"guideline {name}",
                           names=[TopicName(alias=n) for n in names], hints=hints)
 

@@ -59,6 +59,16 @@ def _meta_path(path: Path) -> Path:
     return path.with_name(path.name.replace(".json.gz", ".meta.json"))
 
 
+def forget_generated(settings: Settings, guideline: str, version: str) -> bool:
+    """Remove a version's generated questions (on unpublishing: a model update must not train on a guideline
+    clinicians no longer see; publishing again generates them anew). Whether there were any."""
+    path = generated_path(settings, guideline, version)
+    existed = path.is_file()
+    path.unlink(missing_ok=True)
+    _meta_path(path).unlink(missing_ok=True)
+    return existed
+
+
 def _own(key: str) -> KeySpec | None:
     """The key's entry when a guideline's vocabulary file (not the base, not the lexicon) defines it."""
     spec = VOCABULARY.get(key)

@@ -76,3 +76,16 @@ def test_a_version_that_is_not_published_gets_no_questions(graph: Graph, setting
         generate_for_version(graph, settings, NAME, "9.2099")
     with pytest.raises(QAError, match="no generated questions"):
         load_generated(settings, NAME, "9.2099")
+
+
+def test_unpublishing_forgets_the_generated_questions(graph: Graph, settings: Settings,
+                                                      generated: GeneratedSet) -> None:
+    """Before, an unpublished version's questions stayed under the data folder, and the next model update
+    (all_generated) trained on a guideline clinicians no longer see. Runs last: it unpublishes the version."""
+    from dkg.graph.onboard import unpublish_version
+    from dkg.qa.generated import all_generated
+
+    assert generated.path.is_file() and any(i.guideline == NAME for i in all_generated(settings))
+    unpublish_version(graph, NAME, VERSION, settings=settings, who="e2e")
+    assert not generated.path.exists() and not generated.path.with_name(f"{NAME}-{VERSION}.meta.json").exists()
+    assert not any(i.guideline == NAME for i in all_generated(settings))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dkg.graph.drafts import _write_topic
 from dkg.lexicon.topics import load_onboarded_topic
 from dkg.vocabulary import VOCABULARY
@@ -52,3 +54,34 @@ def test_the_flowchart_titles_printed_on_the_pages_name_the_topic(tmp_path: Path
     assert path is not None
     # "cardiac arrest" names the shipped cardiac-smog topic already: left out
     assert [n.alias for n in load_onboarded_topic(path).names] == ["post-cardiac arrest care"]
+
+
+def test_a_whole_documents_title_is_cut_to_a_topic_title_and_its_pages_name_it(tmp_path: Path) -> None:
+    """Publishing all seven pages of a real PDF crashed: the draft's title joins every page's title (over 200
+    characters), and the whole title was also taken as one name (over 120)."""
+    from dkg.lexicon.topics import build_topics, topics_data
+
+    pages = [f"Made-up flowchart {word} with pulse and adequate perfusion" for word in
+             ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta")]
+    path = _write_topic("whole-doc", " / ".join(pages) + " (onboarded from whole.pdf)", tmp_path, pages)
+    assert path is not None
+    topic = load_onboarded_topic(path)
+    assert len(topic.title) <= 200 and topic.title.endswith("…")
+    built = {t.guideline: t for t in build_topics(topics_data(), tmp_path)}["whole-doc"]
+    assert [n.alias for n in built.names][:2] == ["made-up flowchart alpha", "made-up flowchart beta"]
+
+
+def test_a_topic_that_fails_to_load_is_not_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dkg.lexicon.topics as topics
+
+    calls: list[int] = []
+
+    def failing_once() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise topics.LexiconError("made-up failure while loading the new topic")
+
+    monkeypatch.setattr(topics, "reload_topics", failing_once)
+    with pytest.raises(topics.LexiconError, match="made-up failure"):
+        _write_topic("stroke-tia", "Stroke", tmp_path)
+    assert not (tmp_path / "stroke-tia" / "topic.yaml").exists() and len(calls) == 2
