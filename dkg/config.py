@@ -56,6 +56,12 @@ class Settings(GroupSettings):
     qa_int8: bool = Field(default=True, description="Answer with int8 dynamically quantised linear layers")
 
     tesseract_cmd: str = "tesseract"
+    tesseract_threads: int = Field(
+        default=1, ge=0, description="OpenMP threads of each tesseract process (OMP_THREAD_LIMIT); 0: tesseract's "
+        "own default. One is faster here: the parser OCRs box-sized images, several processes at once")
+    tesseract_processes: int = Field(
+        default=0, ge=0, description="tesseract processes run at once on a scanned page's boxes (each box is its "
+        "own call; the words read do not depend on it); 0: one per CPU core")
     java_cmd: str = "java"
     mvn_cmd: str = "mvn"
 

@@ -158,7 +158,9 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
 
     # split the ink outside boxes into glyphs (labels, footers) and connector strokes
     count, labels, stats, _ = cv2.connectedComponentsWithStats(outside, connectivity=8)
-    glyph_mask = np.zeros_like(ink)
+    # the components found to be glyphs, marked by label and painted into a mask in one pass at the end (a mask
+    # written per label costs a whole-page comparison for each of thousands of glyphs)
+    is_glyph = np.zeros(count, dtype=bool)
     glyph_max = 18 * ppt
     dash_like = []
     upright = []
@@ -176,18 +178,18 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
                 upright.append(label)  # a dash of a vertical dashed line, or an l, I, 1 or !
             else:
                 glyph_boxes.append((x, y, x + cw, y + ch))
-                glyph_mask[labels == label] = 255
+                is_glyph[label] = True
         elif ch <= glyph_max and ch >= 2.0 * ppt and is_text_chain(labels[y: y + ch, x: x + cw] == label):
             # letters the blur joined into one long component (``high-dose``), not a connector
             glyph_boxes.append((x, y, x + cw, y + ch))
-            glyph_mask[labels == label] = 255
+            is_glyph[label] = True
     for label in dash_like:
         x, y, cw, ch, _ = stats[label]
         left = any(abs(gx1 - x) <= 3 * ppt and gy0 <= y + ch and gy1 >= y for gx0, gy0, gx1, gy1 in glyph_boxes)
         right = any(abs(gx0 - (x + cw)) <= 3 * ppt and gy0 <= y + ch and gy1 >= y
                     for gx0, gy0, gx1, gy1 in glyph_boxes)
         if left and right:
-            glyph_mask[labels == label] = 255
+            is_glyph[label] = True
     pending_upright = list(upright)
     while pending_upright:  # a letter stands in a word: another glyph beside it on the same line (an l or I
         # counts once it is known to be a letter, so a thin raised key before an I is found too)
@@ -196,12 +198,13 @@ def raster_primitives(gray: np.ndarray, page_number: int, width_pt: float, heigh
             x, y, cw, ch, _ = stats[label]
             if any((abs(gx1 - x) <= 3 * ppt or abs(gx0 - (x + cw)) <= 3 * ppt) and gy0 <= y + ch and gy1 >= y
                    for gx0, gy0, gx1, gy1 in glyph_boxes):
-                glyph_mask[labels == label] = 255
+                is_glyph[label] = True
                 kept.append(label)
         for label in kept:
             x, y, cw, ch, _ = stats[label]
             glyph_boxes.append((x, y, x + cw, y + ch))
         pending_upright = [label for label in pending_upright if label not in kept] if kept else []
+    glyph_mask = np.where(is_glyph[labels], 255, 0).astype(np.uint8)
     strokes = cv2.bitwise_and(outside, cv2.bitwise_not(glyph_mask))
 
     # arrowheads: what survives an opening wider than a line stroke

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 from dkg.config import get_settings
@@ -26,16 +28,31 @@ def tesseract_path() -> str:
     return found
 
 
+def configured_pytesseract() -> ModuleType:
+    """pytesseract running this project's tesseract binary, each process limited to ``tesseract_threads``
+    OpenMP threads. pytesseract has no option for its processes' environment; it passes its module's
+    ``environ`` to every process it starts, so that is replaced by a copy of ours with ``OMP_THREAD_LIMIT`` set
+    (tesseract's own advice when several run at once; measured in bench/results/parser.json)."""
+    import pytesseract
+
+    pytesseract.pytesseract.tesseract_cmd = tesseract_path()
+    threads = get_settings().tesseract_threads
+    environment = dict(os.environ)
+    if threads > 0:
+        environment["OMP_THREAD_LIMIT"] = str(threads)
+    pytesseract.pytesseract.environ = environment
+    return pytesseract
+
+
 def ocr_hocr(image: Any, psm: int = 11, timeout_s: float = 120.0, lang: str = "eng",
              whitelist: str | None = None) -> str:
     """Run tesseract on a greyscale/RGB numpy image; return hOCR with per-character boxes.
 
     Raises :class:`ServiceError` when tesseract is missing, fails, or exceeds ``timeout_s``.
     """
-    import pytesseract
     from PIL import Image
 
-    pytesseract.pytesseract.tesseract_cmd = tesseract_path()
+    pytesseract = configured_pytesseract()
     picture = Image.fromarray(image)
     config = f"--psm {psm} -c hocr_char_boxes=1"
     if whitelist:

@@ -3,13 +3,16 @@ boxes (sparse text: connector labels, titles, page codes)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import cv2
 import numpy as np
 
+from dkg.config import get_settings
 from dkg.errors import ServiceError
 from dkg.parsing.geometry import BBox
 from dkg.parsing.models import Token
@@ -17,7 +20,7 @@ from dkg.parsing.scan.binarise import PageImage
 from dkg.parsing.scan.readings import corrected_line, corrected_word, load_terms
 from dkg.parsing.scan.settings import ScanSettings
 from dkg.parsing.scan.shapes import FoundShape
-from dkg.services.tesseract import tesseract_path
+from dkg.services.tesseract import configured_pytesseract
 
 KEPT_SIGNS = frozenset("()+-/<>=%&:;,.?\u2022")
 EDGE_NOISE = "_|~"  # box borders and shadows read at a word's ends
@@ -28,10 +31,9 @@ SPACE_EPSILON_PT = 0.01
 
 
 def _image_to_data(image: np.ndarray, psm: int, timeout_s: float) -> dict[str, list[Any]]:
-    import pytesseract
     from PIL import Image
 
-    pytesseract.pytesseract.tesseract_cmd = tesseract_path()
+    pytesseract = configured_pytesseract()
     try:
         data: dict[str, list[Any]] = pytesseract.image_to_data(
             Image.fromarray(image), lang="eng", config=f"--psm {psm}", output_type=pytesseract.Output.DICT,
@@ -41,6 +43,17 @@ def _image_to_data(image: np.ndarray, psm: int, timeout_s: float) -> dict[str, l
     except RuntimeError as exc:  # pytesseract's timeout
         raise ServiceError(f"tesseract did not finish within {timeout_s:.0f} s; try a lower --dpi") from exc
     return data
+
+
+def _images_to_data(images: list[np.ndarray], psm: int, timeout_s: float) -> list[dict[str, list[Any]]]:
+    """:func:`_image_to_data` of each image, in order, up to ``tesseract_processes`` (platform settings; 0: one per
+    core) at once: the calls are independent, and each is mostly one process's start and single-threaded
+    reading."""
+    workers = get_settings().tesseract_processes or os.cpu_count() or 1
+    if workers == 1 or len(images) < 2:
+        return [_image_to_data(image, psm, timeout_s) for image in images]
+    with ThreadPoolExecutor(max_workers=min(workers, len(images)), thread_name_prefix="tesseract") as pool:
+        return list(pool.map(lambda image: _image_to_data(image, psm, timeout_s), images))
 
 
 def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: float, min_conf: float,
@@ -215,7 +228,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         if chevron is not None:
             cx0, cy0, cx1, cy1 = chevron
             gray[max(0, cy0): min(h, cy1), max(0, cx0): min(w, cx1)] = 255
-    tokens: list[Token] = []
+    boxes: list[tuple[np.ndarray, tuple[int, int, int, int], tuple[int, int, int, int]]] = []
     for shape in shapes:
         x0, y0, x1, y1 = shape.rect
         x0, y0 = max(0, x0 + inset), max(0, y0 + inset)
@@ -225,8 +238,11 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         crop, kept = inside_border_lines(np.ascontiguousarray(gray[y0:y1, x0:x1]), page.ink[y0:y1, x0:x1], settings)
         crop = without_edge_fragments(crop, page.ink[y0:y1, x0:x1], kept, page.px(settings.edge_fragment_pt, 0))
         crop = without_edge_arrows(crop, page.ink[y0:y1, x0:x1], kept, page, settings)
-        crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
-        data = _image_to_data(crop, settings.box_psm, settings.ocr_timeout_s)
+        boxes.append((cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255), kept,
+                      (x0, y0, x1, y1)))
+    read = _images_to_data([crop for crop, _, _ in boxes], settings.box_psm, settings.ocr_timeout_s)
+    tokens: list[Token] = []
+    for (_, kept, (x0, y0, x1, y1)), data in zip(boxes, read, strict=True):
         data = without_cut_words(data, kept, (x1 - x0, y1 - y0), pad)
         data = unread_bullets(data, page.ink[y0:y1, x0:x1], pad, settings)
         tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf, settings,
