@@ -18,8 +18,9 @@ from dkg.api.auth import curator
 from dkg.api.errors import ApiError, NotFoundError
 from dkg.api.routes_read import state_of
 from dkg.api.settings import Principal
+from dkg.errors import BuildError
 from dkg.graph import drafts
-from dkg.types import GUIDELINE_NAME_PATTERN, VERSION_NAME_PATTERN, InvalidNameError, path_under
+from dkg.types import GUIDELINE_NAME_PATTERN, VERSION_NAME_PATTERN
 
 router = APIRouter(prefix="/api", dependencies=[Depends(curator)])
 
@@ -144,9 +145,11 @@ def _who(principal: Principal) -> str:
 
 def _picture_dir(request: Request, guideline: str, version: str) -> FilePath | None:
     """Where ``dkg onboard`` wrote the draft's review pictures (None: a name that cannot be a folder)."""
+    from dkg.graph.onboard import onboarding_folder
+
     try:
-        return path_under(FilePath(state_of(request).settings.home) / "onboard", f"{guideline}-{version}") / "overlay"
-    except InvalidNameError:
+        return onboarding_folder(state_of(request).settings, guideline, version) / "overlay"
+    except BuildError:
         return None
 
 

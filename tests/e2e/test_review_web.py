@@ -287,17 +287,24 @@ def test_a_page_title_is_set_and_audited(client: TestClient) -> None:
     assert cleared.json()["page_titles"] == {}
 
 
+def _review_page(playwright: Any, base: str, errors: list[str]) -> tuple[Any, Any]:
+    """Headless Chromium on ``base``'s review page; JavaScript errors are collected in ``errors``."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox",
+                                                                         "--disable-gpu"])
+    page = browser.new_page(viewport={"width": 1366, "height": 768}, base_url=base)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_default_timeout(30_000)
+    page.goto("/review")
+    return browser, page
+
+
 def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_settings: Settings,
                                                      tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     errors: list[str] = []
     with _draft(graph, neo4j_settings, BROWSER_NAME, BROWSER_ITEMS), _served(_app(neo4j_settings, tmp_path)) as base, \
             sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page: Any = browser.new_page(viewport={"width": 1366, "height": 768}, base_url=base)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.set_default_timeout(30_000)
-        page.goto("/review")
+        browser, page = _review_page(p, base, errors)
         assert page.locator("#disclaimer").inner_text().strip() == MEDICAL_DISCLAIMER
         assert page.locator("#nodes tbody tr").count() == 0  # nothing without a curator token
         page.fill("#token", CURATOR_TOKEN)
@@ -349,11 +356,7 @@ def test_a_curator_discards_a_draft_on_the_page(graph: Graph, neo4j_settings: Se
     name = "review-browser-discard-e2e"
     with _draft(graph, neo4j_settings, name, BROWSER_ITEMS), _served(_app(neo4j_settings, tmp_path)) as base, \
             sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page: Any = browser.new_page(viewport={"width": 1366, "height": 768}, base_url=base)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.set_default_timeout(30_000)
-        page.goto("/review")
+        browser, page = _review_page(p, base, errors)
         assert page.locator("#discard").is_disabled()  # no draft chosen, no curator token
         page.fill("#token", CURATOR_TOKEN)
         page.click("text=Use token")
