@@ -104,6 +104,22 @@ class ReviewBody(BaseModel):
         return self
 
 
+class AddBody(BaseModel):
+    """What the parser or the proposer missed: a box, an arrow between two boxes, or a vocabulary key."""
+
+    kind: Literal["node", "edge", "key"]
+    reason: str = Field(min_length=1, max_length=1000, description="Why; goes into the audit trail")
+    text: str = Field(default="", max_length=2000, description="node: the box text as printed")
+    page: str = Field(default="", max_length=40, description="node: the page it is on")
+    head: str = Field(default="", max_length=80, description="edge: the item id of the box it leaves")
+    tail: str = Field(default="", max_length=80, description="edge: the item id of the box it enters")
+    label: str = Field(default="", max_length=200, description="edge: its label")
+    constraints: list[ConstraintText] = Field(default_factory=list, max_length=50)
+    name: str = Field(default="", max_length=40, description="key: its name")
+    entry: dict[Annotated[str, Field(max_length=40)], EntryValue] | None = Field(
+        default=None, max_length=20, description="key: its vocabulary entry (kind, unit, range, synonyms ...)")
+
+
 class PublishBody(BaseModel):
     reason: str = Field(default="", max_length=1000)
 
@@ -227,6 +243,21 @@ def review_item(guideline: GuidelineName, version: VersionName, item: ItemId, bo
     except drafts.StaleReviewError as exc:
         raise ConflictError(str(exc)) from exc
     return ReviewItem.of(done)
+
+
+@router.post("/drafts/{guideline}/{version}/items", response_model=ReviewItem, status_code=201,
+             summary="Add a box, an arrow or a vocabulary key the parser or the proposer missed (audited)")
+def add_item(guideline: GuidelineName, version: VersionName, body: AddBody, request: Request,
+             principal: Principal = Depends(curator)) -> ReviewItem:
+    try:
+        new = drafts.add_item(state_of(request).graph, guideline, version, body.kind, text=body.text, page=body.page,
+                              head=body.head, tail=body.tail, label=body.label, constraints=body.constraints,
+                              name=body.name, entry=body.entry, who=_who(principal), reason=body.reason)
+    except drafts.UnknownDraftError as exc:
+        raise NotFoundError(str(exc)) from exc
+    except drafts.StaleReviewError as exc:
+        raise ConflictError(str(exc)) from exc
+    return ReviewItem.of(new)
 
 
 @router.post("/drafts/{guideline}/{version}/publish", response_model=PublishResult,

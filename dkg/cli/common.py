@@ -51,5 +51,6 @@ def cell(value: object) -> Text:
 
 
 def echo(message: str) -> None:
-    """Print a progress or status line verbatim (no rich markup, no highlighting)."""
-    console.print(message, markup=False, highlight=False)
+    """Print a progress or status line verbatim (no rich markup, no highlighting, no line breaks added: JSON
+    printed with it stays JSON on a narrow terminal)."""
+    console.print(message, markup=False, highlight=False, soft_wrap=True)

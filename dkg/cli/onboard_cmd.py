@@ -204,6 +204,85 @@ def edit_command(
     echo(f"edited {item}")
 
 
+def _words_list(text: str | None) -> list[str]:
+    return [w.strip() for w in (text or "").split(";") if w.strip()]
+
+
+@review_app.command("add-box")
+@friendly_errors
+def add_box_command(
+    guideline: str = GUIDELINE, version: str = VERSION,
+    text: str = typer.Option(..., "--text", help="The box's text, as printed on the page."),
+    page: str = typer.Option(..., "--page", help="The page it is on (as `dkg review list` names pages)."),
+    constraints: str = typer.Option("", "--constraints", help="Its constraints, ';'-separated."),
+    who: str | None = WHO, reason: str = REASON,
+) -> None:
+    """Add a box the parser missed (then join it with `add-arrow`); audited."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import add_item
+
+    with open_graph() as graph:
+        new = add_item(graph, guideline, version, "node", text=text, page=page,
+                       constraints=_words_list(constraints), who=who, reason=reason)
+    echo(f"added box {new.item} on page {new.page}: {new.content}")
+
+
+@review_app.command("add-arrow")
+@friendly_errors
+def add_arrow_command(
+    guideline: str = GUIDELINE, version: str = VERSION,
+    head: str = typer.Argument(..., help="The box the arrow leaves (n…)."),
+    tail: str = typer.Argument(..., help="The box it reaches (n…)."),
+    label: str = typer.Option("", "--label", help="Its label (YES, NO …)."),
+    constraints: str = typer.Option("", "--constraints", help="Its constraints, ';'-separated."),
+    who: str | None = WHO, reason: str = REASON,
+) -> None:
+    """Add an arrow the parser missed between two boxes of the draft; audited."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import add_item
+
+    with open_graph() as graph:
+        new = add_item(graph, guideline, version, "edge", head=head, tail=tail, label=label,
+                       constraints=_words_list(constraints), who=who, reason=reason)
+    echo(f"added arrow {new.item}: {new.head} → {new.tail}" + (f" [{new.content}]" if new.content else ""))
+
+
+@review_app.command("add-key")
+@friendly_errors
+def add_key_command(
+    guideline: str = GUIDELINE, version: str = VERSION,
+    name: str = typer.Argument(..., help="Key name: lower_case letters, digits and _ (blood_glucose)."),
+    kind: str = typer.Option(..., "--kind", help="numeric or boolean."),
+    description: str = typer.Option("", "--description", help="What the key is."),
+    unit: str | None = typer.Option(None, "--unit", help="numeric: its pint unit (mg/dL, 1/min, mmHg)."),
+    value_range: str | None = typer.Option(None, "--range", help="numeric: plausible range 'lo,hi'."),
+    synonyms: str = typer.Option("", "--synonyms", help="How questions write it, ';'-separated."),
+    yes: str = typer.Option("", "--yes", help="boolean: wordings meaning yes, ';'-separated."),
+    no: str = typer.Option("", "--no", help="boolean: wordings meaning no, ';'-separated."),
+    who: str | None = WHO, reason: str = REASON,
+) -> None:
+    """Add a vocabulary key the extractor did not propose (checked like a vocabulary file entry); audited."""
+    from dkg.graph.db import open_graph
+    from dkg.graph.drafts import OnboardingError, add_item
+
+    entry: dict[str, object] = {"kind": kind, "description": description}
+    if kind == "numeric":
+        if value_range is None or unit is None:
+            raise OnboardingError("a numeric key needs --unit and --range 'lo,hi'")
+        try:
+            lo, hi = (float(x) for x in value_range.split(","))
+        except ValueError as exc:
+            raise OnboardingError(f"--range {value_range!r}: write two numbers 'lo,hi'") from exc
+        entry.update(unit=unit, range=[lo, hi], synonyms=_words_list(synonyms))
+    elif kind == "boolean":
+        entry.update({"yes": _words_list(yes), "no": _words_list(no)})
+    else:
+        raise OnboardingError(f"--kind {kind!r}: write numeric or boolean")
+    with open_graph() as graph:
+        new = add_item(graph, guideline, version, "key", name=name, entry=entry, who=who, reason=reason)
+    echo(f"added key {new.item}")
+
+
 @review_app.command("title")
 @friendly_errors
 def title_command(

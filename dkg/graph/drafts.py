@@ -310,18 +310,32 @@ def set_page_title(graph: Graph, guideline: str, version: str, page: str, title:
     return after
 
 
-def add_item(graph: Graph, guideline: str, version: str, kind: Literal["edge", "key"], *, head: str = "",
+def add_item(graph: Graph, guideline: str, version: str, kind: Literal["node", "edge", "key"], *, head: str = "",
              tail: str = "", label: str = "", constraints: Sequence[str] = (), name: str = "",
-             entry: dict[str, Any] | None = None, who: str | None = None, reason: str = "") -> DraftItem:
-    """Add what the parser or the proposer missed: an arrow between two boxes of the draft (``head``/``tail``
-    item ids, a label, constraints) or a vocabulary key (``name`` and its entry). Audited as ``add``; the item is
-    reviewed (status ``edited``) as it is added. A reason is required."""
+             entry: dict[str, Any] | None = None, text: str = "", page: str = "", who: str | None = None,
+             reason: str = "") -> DraftItem:
+    """Add what the parser or the proposer missed: a box (``text`` on a ``page`` of the draft, with its
+    constraints), an arrow between two boxes of the draft (``head``/``tail`` item ids, a label, constraints) or a
+    vocabulary key (``name`` and its entry). Audited as ``add``; the item is reviewed (status ``edited``) as it
+    is added. A reason is required."""
     if not reason.strip():
         raise OnboardingError("say why the item is added (--reason): it is kept in the audit trail")
     items = draft_items(graph, guideline, version)
     by_id = {it.item: it for it in items}
     proposed = [it.content for it in items if it.kind == "key" and it.status != REJECTED]
-    if kind == "edge":
+    if kind == "node":
+        content = " ".join(text.split())
+        if not content:
+            raise OnboardingError("a box needs its text (--text), as printed on the page")
+        pages = sorted({it.page for it in items if it.kind == "node" and it.page}, key=_page_order)
+        if pages and page not in pages:
+            raise OnboardingError(f"page {page!r} is not a page of the draft of {guideline} {version} (its pages: "
+                                  f"{', '.join(pages)}); say which page the box is on (--page)")
+        number = 1 + max((int(it.item[1:]) for it in items if it.kind == "node" and it.item[1:].isdigit()),
+                         default=0)
+        new = DraftItem(f"n{number}", "node", content,
+                        [check_constraint(c, proposed) for c in constraints if c.strip()], page=page, status=EDITED)
+    elif kind == "edge":
         for end in (head, tail):
             if by_id.get(end) is None or by_id[end].kind != "node":
                 raise UnknownDraftError(f"{guideline} {version} has no box {end!r}; an arrow joins two boxes (n…)")
@@ -340,10 +354,10 @@ def add_item(graph: Graph, guideline: str, version: str, kind: Literal["edge", "
         new = DraftItem(f"k:{name}", "key", name, entry=_check_entry(name, dict(entry or {}), guideline),
                         status=EDITED)
     else:
-        raise OnboardingError(f"can add an arrow (edge) or a key, not {kind!r}")
+        raise OnboardingError(f"can add a box (node), an arrow (edge) or a key, not {kind!r}")
     new.order = 1 + max((it.order for it in items), default=0)
     record = _action("add", who, reason, after={"item": new.item, "content": new.content, "head": new.head,
-                                                "tail": new.tail, "constraints": new.constraints,
+                                                "tail": new.tail, "page": new.page, "constraints": new.constraints,
                                                 "entry": new.entry})
     rows = graph.write(named_queries("onboard")["add_item"], {"uid": _uid(guideline, version), "row": new.row(),
                                                               "action": record})

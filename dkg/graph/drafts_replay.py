@@ -1,6 +1,6 @@
 """Review decisions kept as data (``datasets/guidelines/<name>/review-<version>.yaml``) and replayed on a draft.
 
-A review file records what a curator decided about a draft: keys and arrows to add, then per item an edit
+A review file records what a curator decided about a draft: keys, boxes and arrows to add, then per item an edit
 (text, constraints, a key's entry) or a rejection, each with its reason, and what to do with every item no
 decision names (``rest: accept``). A decision names its item by what it is, never by the draft's running number
 (``n12``, ``e5`` change whenever the parser adds or drops an arrow): a box by its text (and, when the draft has
@@ -96,12 +96,31 @@ class AddedEdge(BaseModel):
     reason: str = Field(min_length=1)
 
 
+class AddedBox(BaseModel):
+    """A box the parser missed, as printed on the page; arrows added below may name it by its text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    page: str
+    constraints: list[str] = Field(default_factory=list)
+    reason: str = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _page_as_text(cls, value: Any) -> Any:
+        if isinstance(value, dict) and isinstance(value.get("page"), int):
+            return {**value, "page": str(value["page"])}
+        return value
+
+
 class Additions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     keys: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """New vocabulary keys by name (entries as in a vocabulary file)."""
     keys_reason: str = "added in review"
+    boxes: list[AddedBox] = Field(default_factory=list)
     edges: list[AddedEdge] = Field(default_factory=list)
 
 
@@ -231,18 +250,21 @@ def _one(found: list[DraftItem], what: str, g: str, v: str) -> DraftItem:
 
 
 def resolve(recorded: ReviewFile, items: list[DraftItem]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The draft item id of every decision and the box ids of every added arrow, in file order; an
-    :class:`OnboardingError` for the first reference that matches no item or more than one."""
+    """The draft item id of every decision and the box ids of every added arrow, in file order (``+N``: the N-th
+    added box, which has no id before it is added); an :class:`OnboardingError` for the first reference that
+    matches no item or more than one."""
     g, v = recorded.guideline, recorded.version
     index = DraftIndex(items)
     decided = [_one(index.matches(d), d.describe(), g, v).item for d in recorded.decisions]
+    with_added = DraftIndex(items + [DraftItem(f"+{n}", "node", b.text, page=b.page)
+                                     for n, b in enumerate(recorded.add.boxes)])
     twice = sorted({i for i in decided if decided.count(i) > 1})
     if twice:
         raise OnboardingError(f"review file of {g} {v}: two decisions name the same draft item ("
                               f"{', '.join(index.items[i].content[:40] or i for i in twice)}); keep one; nothing was "
                               "replayed")
-    ends = [(_one(index.boxes_of(e.head), "added arrow's head " + e.head.describe(), g, v).item,
-             _one(index.boxes_of(e.tail), "added arrow's tail " + e.tail.describe(), g, v).item)
+    ends = [(_one(with_added.boxes_of(e.head), "added arrow's head " + e.head.describe(), g, v).item,
+             _one(with_added.boxes_of(e.tail), "added arrow's tail " + e.tail.describe(), g, v).item)
             for e in recorded.add.edges]
     return decided, ends
 
@@ -263,8 +285,13 @@ def replay(graph: Graph, recorded: ReviewFile, *, echo: Callable[[str], None] = 
         if f"k:{name}" not in known:
             add_item(graph, g, v, "key", name=name, entry=entry, who=who, reason=recorded.add.keys_reason)
             actions += 1
+    added: dict[str, str] = {}
+    for n, box in enumerate(recorded.add.boxes):
+        added[f"+{n}"] = add_item(graph, g, v, "node", text=box.text, page=box.page, constraints=box.constraints,
+                                  who=who, reason=box.reason).item
+        actions += 1
     for edge, (head, tail) in zip(recorded.add.edges, ends, strict=True):
-        add_item(graph, g, v, "edge", head=head, tail=tail, label=edge.label,
+        add_item(graph, g, v, "edge", head=added.get(head, head), tail=added.get(tail, tail), label=edge.label,
                  constraints=edge.constraints, who=who, reason=edge.reason)
         actions += 1
     for decision, item in zip(recorded.decisions, decided, strict=True):

@@ -236,6 +236,46 @@ def test_a_curator_discards_a_draft_and_the_version_can_be_onboarded_again(graph
         refuse_existing(graph, name, VERSION)  # onboarding the version again is allowed
 
 
+def test_a_curator_adds_a_missed_box_arrow_and_key_and_publishes_them(graph: Graph, neo4j_settings: Settings,
+                                                                      tmp_path: Path) -> None:
+    name = "review-add-e2e"
+    draft = f"/api/drafts/{name}/{VERSION}"
+    with _draft(graph, neo4j_settings, name, ITEMS), TestClient(_app(neo4j_settings, tmp_path)) as c:
+        box = {"kind": "node", "text": " Refer the  review-add patient ", "page": "1", "reason": "e2e: box missed"}
+        assert c.post(f"{draft}/items", json=box).status_code == 401
+        assert c.post(f"{draft}/items", headers=READER, json=box).status_code == 403
+        wrong_page = c.post(f"{draft}/items", headers=CURATOR, json={**box, "page": "9"})
+        assert wrong_page.status_code == 422 and "page '9' is not a page of the draft" in wrong_page.text
+        assert c.post(f"{draft}/items", headers=CURATOR, json={**box, "reason": ""}).status_code == 422
+        added = c.post(f"{draft}/items", headers=CURATOR, json=box)
+        assert added.status_code == 201, added.text
+        assert {k: added.json()[k] for k in ("item", "kind", "content", "page", "status")} == {
+            "item": "n6", "kind": "node", "content": "Refer the review-add patient", "page": "1", "status": "edited"}
+        key = {"kind": "key", "name": "review_add_flag", "reason": "e2e: key missed",
+               "entry": {"kind": "boolean", "description": "a made-up flag", "yes": ["flagged"], "no": ["not flagged"]}}
+        assert c.post(f"{draft}/items", headers=CURATOR, json=key).status_code == 201
+        arrow = {"kind": "edge", "head": "n4", "tail": "n6", "label": "if flagged",
+                 "constraints": ["review_add_flag=yes"], "reason": "e2e: arrow missed"}
+        unknown = c.post(f"{draft}/items", headers=CURATOR, json={**arrow, "tail": "n60"})
+        assert unknown.status_code == 404 and "no box 'n60'" in unknown.text
+        assert c.post(f"{draft}/items", headers=CURATOR, json=arrow).status_code == 201
+        view = c.get(draft, headers=CURATOR).json()
+        assert view["pending"] == len(ITEMS)  # what was added is reviewed as it is added
+        history = c.get(f"{draft}/history", headers=CURATOR).json()
+        assert [(h["action"], h["item"], h["who"]) for h in history[-3:]] == [
+            ("add", "n6", "api:rita"), ("add", "k:review_add_flag", "api:rita"), ("add", "e5", "api:rita")]
+        for it in view["items"]:
+            if it["status"] == "pending":
+                c.post(f"{draft}/items/{it['item']}/review", headers=CURATOR,
+                       json={"action": "accept", "expected_rev": it["rev"]})
+        published = c.post(f"{draft}/publish", headers=CURATOR, json={"reason": "e2e"})
+        assert published.status_code == 200, published.text
+        rows = graph.read("MATCH (a:Node {guideline: $g})-[r:NEXT_STEP]->(b:Node {content: $c}) "
+                          "RETURN a.content AS a, r.constraints AS constraints",
+                          {"g": name, "c": "Refer the review-add patient"})
+        assert rows == [{"a": "Observe the review-web patient", "constraints": ["review_add_flag=yes"]}]
+
+
 # ---- the page itself, in Debian's headless Chromium (as tests/e2e/test_browser_webapp.py) --------------------
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_NAME = "review-browser-e2e"
@@ -333,6 +373,15 @@ def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_setting
         page.get_by_label("Title of page 1", exact=True).fill("ADULT REVIEW-BROWSER ALGORITHM")
         page.get_by_role("button", name="Save the title of page 1", exact=True).click()
         page.wait_for_selector("#title-status.ok:has-text('title saved')")
+        page.click("#add-box summary")  # a box and an arrow the parser missed
+        page.fill("#new-box-text", "Refer the review-browser patient")
+        page.click("#new-box-add")
+        page.wait_for_selector("tr[data-item=n4] .state-edited")
+        page.click("#add-arrow summary")
+        page.select_option("#new-arrow-head", "n2")
+        page.select_option("#new-arrow-tail", "n4")
+        page.click("#new-arrow-add")
+        page.wait_for_selector("tr[data-item=e3] .state-edited")
         page.wait_for_selector("#publish:not([disabled])")
         page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
         page.click("#publish")
@@ -341,7 +390,7 @@ def test_a_curator_reviews_and_publishes_on_the_page(graph: Graph, neo4j_setting
         published = graph.read("MATCH (n:Node {guideline: $g}) RETURN n.content AS content ORDER BY content",
                                {"g": BROWSER_NAME})
         assert [r["content"] for r in published] == ["Assess the review-browser patient",
-                                                     "Give the review-browser drug"]
+                                                     "Give the review-browser drug", "Refer the review-browser patient"]
         titles = graph.read("MATCH (n:Node {guideline: $g}) RETURN DISTINCT n.page_titles AS t", {"g": BROWSER_NAME})
         assert [r["t"] for r in titles] == [["ADULT REVIEW-BROWSER ALGORITHM"]]  # the title set on the page
     assert not errors, f"JavaScript errors: {errors}"

@@ -85,6 +85,7 @@
     $("edges").tBodies[0].replaceChildren(...rows.edge);
     $("keys").tBodies[0].replaceChildren(...rows.key);
     renderTitles(d);
+    renderAdders(d);
     $("draft-summary").textContent = d ? `${d.items.length} items, ${d.pending} pending` : "";
     $("publish").disabled = !d || !me.curator || d.pending > 0;
     $("discard").disabled = !d || !me.curator;
@@ -92,6 +93,35 @@
       ? `${d.pending} item(s) still pending: accept, edit or reject each before publishing.` : "Every item is reviewed.";
     if (!d) { $("pictures-card").hidden = true; $("history").tBodies[0].replaceChildren(); }
   }
+
+  function renderAdders(d) {
+    const boxes = d ? d.items.filter((i) => i.kind === "node" && i.status !== "rejected") : [];
+    const options = () => boxes.map((b) => el("option", { value: b.item, text: `${b.item}: ${b.content.slice(0, 60)}` }));
+    $("new-arrow-head").replaceChildren(...options());
+    $("new-arrow-tail").replaceChildren(...options());
+    $("new-box-page").replaceChildren(...(d ? d.pages || [] : []).map((p) => el("option", { value: p, text: p })));
+    for (const id of ["new-box-add", "new-arrow-add", "new-key-add"]) $(id).disabled = !d || !me.curator;
+  }
+
+  async function addItem(body, what) {
+    body.reason = $("reason").value.trim();
+    try {
+      const it = await api(path() + "/items", { body });
+      status($("item-status"), `${it.item}: ${what} added.`, "ok");
+    } catch (e) { status($("item-status"), `${what}: ${e.message}`, "error"); return; }
+    await loadDrafts();
+  }
+
+  const split = (text) => text.split(";").map((c) => c.trim()).filter(Boolean);
+  $("new-box-add").addEventListener("click", () => addItem({ kind: "node", text: $("new-box-text").value,
+    page: $("new-box-page").value, constraints: split($("new-box-constraints").value) }, "box"));
+  $("new-arrow-add").addEventListener("click", () => addItem({ kind: "edge", head: $("new-arrow-head").value,
+    tail: $("new-arrow-tail").value, label: $("new-arrow-label").value, constraints: split($("new-arrow-constraints").value) }, "arrow"));
+  $("new-key-add").addEventListener("click", () => {
+    let entry;
+    try { entry = JSON.parse($("new-key-entry").value); } catch (e) { status($("item-status"), "the entry is not valid JSON: " + e.message, "error"); return; }
+    addItem({ kind: "key", name: $("new-key-name").value.trim(), entry }, "key");
+  });
 
   function renderTitles(d) {
     const pages = d ? (d.pages || []) : [];

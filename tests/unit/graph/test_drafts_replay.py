@@ -111,3 +111,21 @@ def test_a_decision_by_running_number_is_refused_with_what_to_write(tmp_path: Pa
                     "decisions: [{item: e5, expect: '', text: B, reason: r}]\n", encoding="utf-8")
     with pytest.raises(OnboardingError, match="running number .*'e5'.*box: <text>"):
         load_review(path)
+
+
+def test_an_added_box_is_named_by_the_arrows_added_with_it(tmp_path: Path) -> None:
+    path = tmp_path / "review-1.yaml"
+    path.write_text("guideline: g\nversion: '1'\npdf: x.pdf\nadd:\n"
+                    "  boxes:\n    - {text: 'Call for help', page: 1, reason: 'the parser missed it'}\n"
+                    "  edges:\n    - {head: 'Suction', tail: 'Call for help', reason: 'missed arrow'}\n",
+                    encoding="utf-8")
+    recorded = load_review(path)
+    assert recorded.add.boxes[0].page == "1"
+    items = _draft(extra_first=False)
+    _, [(head, tail)] = resolve(recorded, items)
+    assert {it.item: it.content for it in items}[head] == "Suction" and tail == "+0"  # the first added box
+    # a decision cannot name a box the review adds: its text and constraints are in the addition
+    path.write_text(path.read_text(encoding="utf-8") + "decisions:\n  - {box: 'Call for help', text: x, reason: r}\n",
+                    encoding="utf-8")
+    with pytest.raises(OnboardingError, match="the draft has no box 'Call for help'"):
+        resolve(load_review(path), items)
