@@ -30,7 +30,7 @@ from dkg.types import Constraint
 _CONNECTOR = r"\s*(?:[,;:.—–]|\s-)+\s*"
 _ASK = r"(?:what|which|next|then|now|where|how)\b"
 _DONE = (r"(?:(?:is|are|has been|have been|was|were)\s+)?"
-         r"(?:done|given|complete|completed|finished|performed|started|over)")
+         r"(?:done|given|complete|completed|finished|performed|started|over|met|confirmed|fulfilled|satisfied)")
 STEP_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"^(?:.*?[:;,]\s*)?(?:right |just |immediately )?(?:after|following|once|post)\s+(?P<step>.+?)\s*(?:{_DONE})?"
     rf"{_CONNECTOR}(?:.*?\b)?{_ASK}",
@@ -49,12 +49,31 @@ STEP_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) 
     r"^to\s+(?P<step>[^,]+?),\s*(?:what|which|how)\b.*$",
     r"^(?P<step>[^:?]+?):\s*(?:what|which)\b(?!\s+(?:patients?|people|persons?)\b).*$",
 ))
+# "Pt meets VAC", "meets criteria for X", "X criteria": the step is X (the patient is there)
+_MEETS = re.compile(r"^(?:(?:the\s+)?(?:pt|patient|case)\s+)?(?:now\s+)?(?:meets|met|fulfils|fulfills|satisfies|"
+                    r"qualifies\s+for)\s+(?:the\s+)?(?:criteria\s+(?:for|of)\s+(?:an?\s+)?)?|\s+criteria$",
+                    re.IGNORECASE)
 # "<a step the team is at>. <a question about what follows>": the statement names the step
 _SENTENCE_END = re.compile(r"(?<=[.!;])\s+(?=[A-Z])")
 _ASKS_ON = re.compile(r"^(?:what|which|how|where)\b.*\?\s*$", re.IGNORECASE)
 # "should we X?", "is it appropriate to X?", "should X be considered?": whether a step the question names is advised
 # ("Bradycardia: should we …?": a leading "X:" says where)
 _WHERE_FIRST = r"^(?:[^:?]{1,60}:\s*)?"
+# "… Report as IVAC?", "should we call it a VAC?", "is it an IVAC?", "should this count as possible VAP?": whether
+# the case is the step a surveillance or classification chart names (a statement before it may give the facts)
+_CLASSIFY = r"(?:call|report|count|classify|label|code|diagnose)"
+_AS_STEP = r"(?:as\s+)?(?:an?\s+)?(?P<step>[^?]+?)\s*\?\s*$"
+_NOT_A_STEP = (r"(?!(?:appropriate|advisable|reasonable|recommended|right|indicated|necessary|ok|okay|useful|wise|"
+               r"safe|possible|too|still|worth|time|true|normal|likely|unlikely)\b)")
+CLASSIFY_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(r"^(?:.*?[.!:;]\s+)?" + p, re.IGNORECASE) for p in (
+    rf"(?:should|shall|must|can|could|do|would)\s+(?:we|i|you|they)\s+{_CLASSIFY}\s+(?:it|this|that|the\s+case)?\s*"
+    + _AS_STEP,
+    rf"{_CLASSIFY}\s+(?:it\s+|this\s+|that\s+)?" + _AS_STEP,
+    r"(?:should|does|would|can|could|will|do)\s+(?:it|this|that|the\s+case|the\s+event)\s+(?:count|qualify|be\s+"
+    r"(?:called|classified|reported|counted|labell?ed|coded))\s+" + _AS_STEP,
+    r"(?:is|was)\s+(?:it|this|that)\s+(?:now\s+|still\s+|already\s+)?(?:an?\s+)" + _NOT_A_STEP + r"(?P<step>[^?]+?)"
+    r"\s*\?\s*$",
+))
 ADVISE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(_WHERE_FIRST + p, re.IGNORECASE) for p in (
     r"(?:should|shall|must|can|could|do|would)\s+(?:we|i|you|they|the\s+(?:team|unit|medical\s+team|staff))\s+"
     r"(?:also\s+)?(?P<step>.+?)\s*[?.!]*$",
@@ -70,6 +89,12 @@ CONDITIONS_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORE
     rf"^(?:what|which)\s+{_CRITERIA}\s+(?:\w+\s+){{0,3}}?(?:for|define|defines|lead\s+to|leads\s+to|suggest|"
     r"suggests|indicate|indicates|point\s+to|qualify\s+for|trigger|triggers)\s+(?P<step>.+?)\s*[?.!]*$",
     r"^what\s+(?:defines|qualifies\s+as|counts\s+as)\s+(?P<step>.+?)\s*[?.!]*$",
+    # "what does it take to call a VAC?", "what makes it an IVAC?", "when does a VAC become an IVAC?"
+    rf"^what\s+does\s+it\s+take\s+(?:for\s+\w+\s+)?to\s+(?:{_CLASSIFY}|be|declare|reach|meet|make|qualify\s+(?:as|for))"
+    r"\s+(?:it\s+|this\s+)?(?:as\s+)?(?:an?\s+)?(?P<step>.+?)\s*[?.!]*$",
+    r"^what\s+makes\s+(?:it|this|that|a\s+case|the\s+case)\s+(?:an?\s+)?(?P<step>.+?)\s*[?.!]*$",
+    r"^when\s+(?:does|do|is|are|should|would|can|will)\s+.+?\s+(?:become|turn\s+into|progress\s+to|advance\s+to|"
+    r"qualify\s+as|count\s+as|upgrade\s+to)\s+(?:an?\s+|the\s+)?(?P<step>.+?)\s*[?.!]*$",
     r"^how\s+(?:is|are)\s+(?P<step>.+?)\s+(?:defined|diagnosed|determined|identified|recogni[sz]ed)\s*[?.!]*$",
     r"^when\s+(?:is|are)\s+(?P<step>.+?)\s+(?:indicated|recommended|required|needed|met|reached|declared|"
     r"diagnosed|called|appropriate|started|begun|initiated|done|given|performed|used)\s*[?.!]*$",
@@ -171,17 +196,24 @@ def named_step(question: str) -> str | None:
 def named_step_and_form(question: str) -> tuple[str, bool] | None:
     """:func:`named_step` and whether the step is a statement before the question ("We keep a common operating
     picture. What comes next?"), which a patient's description also is: the caller answers it as a step only
-    when it states no patient fact."""
+    when it states no patient fact. A step the patient is said to meet ("Pt meets VAC", "IVAC criteria met")
+    is named without those words.
+
+    >>> named_step_and_form("Pt meets VAC. What do we check next?")
+    ('VAC', True)
+    >>> named_step_and_form("IVAC criteria met. Next step in the algorithm?")
+    ('IVAC', False)
+    """
     text = question.strip()
     for pattern in STEP_PATTERNS:
         match = pattern.search(text)
         if match:
-            step = match.group("step").strip(" ,;:-—–")
+            step = _MEETS.sub("", match.group("step").strip(" ,;:-—–"))
             if words(step):
                 return step, False
     sentences = _SENTENCE_END.split(text)
     if len(sentences) >= 2 and _ASKS_ON.match(sentences[-1]):
-        step = sentences[-2].strip(" .!;")
+        step = _MEETS.sub("", sentences[-2].strip(" .!;"))
         if words(step):
             return step, True
     return None
@@ -208,8 +240,16 @@ def named_action(question: str) -> list[str]:
     ['considered for cases a dedicated facility', 'considered a dedicated facility']
     >>> named_action("Is adenosine reasonable at 170?")
     []
+    >>> named_action("VAC on day 3, T 38.4. Report as IVAC?"), named_action("Should we call it a VAC?")
+    (['IVAC'], ['VAC'])
+    >>> named_action("Should this count as possible VAP?"), named_action("Is it an IVAC?")
+    (['possible VAP'], ['IVAC'])
     """
     text = question.strip()
+    for pattern in CLASSIFY_PATTERNS:
+        match = pattern.match(text)
+        if match and words(match.group("step")):
+            return [match.group("step").strip(" ,;:-—–")]
     for pattern in ADVISE_PATTERNS:
         match = pattern.match(text)
         if not match:
@@ -250,6 +290,18 @@ def named_conditions(question: str) -> list[str]:
         shorter = _WHERE.split(step, maxsplit=1)[0].strip(" ,;:") if _WHERE.search(step) else ""
         return list(dict.fromkeys(p for p in (shorter, step) if p and words(p)))
     return []
+
+
+def initialisms(text: str, longest: int = 5) -> list[str]:
+    """The initials of each run of two to ``longest`` consecutive words of ``text`` (a hyphen also parts words),
+    three letters or more, so that a question's "VAP" names "Ventilator-Associated Pneumonia".
+
+    >>> "vap" in initialisms("Possible Ventilator-Associated Pneumonia (PVAP)")
+    True
+    """
+    parts = [p for w in words(text) for p in w.split("-") if p]
+    return sorted({"".join(p[0] for p in parts[i:i + n]) for n in range(3, longest + 1)
+                   for i in range(len(parts) - n + 1)})
 
 
 def same_word(a: str, b: str, ratio: float) -> bool:
@@ -300,7 +352,7 @@ def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSe
     ranked: list[tuple[tuple[int, bool, float, int], Box]] = []
     for box in boxes:
         own = words(box.content)
-        hits = _hits(phrase, own, settings.word_ratio)
+        hits = _hits(phrase, own + initialisms(box.content), settings.word_ratio)
         if not own:
             continue
         covered = _hits(own, phrase, settings.word_ratio) / len(own)
@@ -374,7 +426,7 @@ def _contradicts(check: Constraint, checked: WayInFacts) -> bool:
     return check.key in checked.facts and not holds(check, checked.facts[check.key])
 
 
-def _paths_to(way_in: WayIn, uid: str, arrows: nx.DiGraph, max_paths: int) -> list[list[tuple[str, str]]]:
+def _paths_to(way_in: WayIn, uid: str, arrows: nx.MultiDiGraph, max_paths: int) -> list[list[tuple[str, str, int]]]:
     """At most ``max_paths`` arrow paths from a root of the guideline to ``uid`` within ``arrows``."""
     if uid not in arrows:
         return []
@@ -387,13 +439,13 @@ def conditions_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int =
     facts, one tuple per distinct way (an empty tuple: a way with no condition left). Only arrows the stated
     facts allow are walked, so every way looked at is consistent; at most ``max_paths`` of them are looked at,
     so a large guideline is not walked in full."""
-    def allowed(a: str, b: str) -> bool:
-        checks = way_in.arrows.edges[a, b]["checks"]
+    def allowed(a: str, b: str, k: int) -> bool:
+        checks = way_in.arrows.edges[a, b, k]["checks"]
         return not any(c.key in checked.required or _contradicts(c, checked) for c in checks)
 
     found: dict[tuple[str, ...], None] = {}
     for path in _paths_to(way_in, uid, nx.subgraph_view(way_in.arrows, filter_edge=allowed), max_paths):
-        checks = [c for a, b in path for c in way_in.arrows.edges[a, b]["checks"]]
+        checks = [c for a, b, k in path for c in way_in.arrows.edges[a, b, k]["checks"]]
         found[tuple(dict.fromkeys(str(c) for c in checks if c.key not in checked.facts))] = None
     return sorted(found, key=len)
 
@@ -403,8 +455,8 @@ def conflicts_to(way_in: WayIn, uid: str, checked: WayInFacts, max_paths: int = 
     met), at most ``max_paths`` ways looked at."""
     found: dict[str, None] = {}
     for path in _paths_to(way_in, uid, way_in.arrows, max_paths):
-        for a, b in path:
-            found.update((str(c), None) for c in way_in.arrows.edges[a, b]["checks"] if _contradicts(c, checked))
+        for a, b, k in path:
+            found.update((str(c), None) for c in way_in.arrows.edges[a, b, k]["checks"] if _contradicts(c, checked))
     return list(found)
 
 

@@ -22,6 +22,7 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
+from dkg.qa.current_step import answer_from_current_step
 from dkg.qa.facts import (
     detect_guidelines,
     extract_facts,
@@ -272,7 +273,12 @@ class TextToCypherService:
                                             run.population_titles_left_out)
             except DKGError as exc:
                 problems.append(f"repair from the question: {exc}")
+        # the walk from the roots could not place the patient: a question opening with the step the patient is at
+        # is walked from there
+        from_step = self._from_current_step(question)
         timings["total"] = (time.perf_counter() - start) * 1000
+        if from_step is not None:
+            return from_step.model_copy(update={"timings_ms": timings})
         return self._refuse(question, "no decoded query passed validation: " + "; ".join(problems[:3]), timings)
 
     def _guidelines_by_step(self, question: str) -> list[str]:
@@ -391,6 +397,20 @@ class TextToCypherService:
         except DKGError:
             return None
         return self._answered_by("named_conditions", answer)
+
+    def _from_current_step(self, question: str) -> Answer | None:
+        """A question that opens with the step the patient is at and states facts of an onboarded guideline ("IVAC
+        pt: purulent secretions. What now?") is walked from that step (:mod:`dkg.qa.current_step`); a patient
+        described in the clinical lexicon's terms is left to the walk from the roots."""
+        found = self._step_guideline(question)
+        if len(found) != 1 or found[0] not in onboarded_sources() or implied_facts(extract_facts(question)):
+            return None
+        stated = vocabulary_facts(question, found)
+        try:
+            answer = answer_from_current_step(self.graph, question, found[0], self.version_of(found[0]), stated)
+        except DKGError:
+            return None
+        return self._answered_by("current_step", answer)
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

@@ -31,8 +31,21 @@ _NUMBER = r"(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
 _UNIT_WORDS = {"bpm": "1/min", "/min": "1/min", "per min": "1/min", "per minute": "1/min", "ms": "millisecond",
                "msec": "millisecond", "s": "second", "sec": "second", "seconds": "second", "mmhg": "mmHg",
                "mm hg": "mmHg", "mg/dl": "mg/dL", "%": "percent", "°c": "degC", "c": "degC", "°f": "degF",
-               "f": "degF", "cmh2o": "cmH2O", "cm h2o": "cmH2O"}
-_UNIT = r"(bpm|/min|per minute|per min|msec|ms|seconds|sec|s|mm ?hg|mg/dl|%|°c|c|°f|f|cm ?h2o)?"
+               "f": "degF", "cmh2o": "cmH2O", "cm h2o": "cmH2O", "d": "day", "day": "day", "days": "day",
+               "calendar days": "day", "h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour"}
+_UNIT = (r"(bpm|/min|per minute|per min|msec|ms|seconds|sec|s|mm ?hg|mg/dl|%|°c|c|°f|f|cm ?h2o|calendar days|days|"
+         r"day|d|hours|hour|hrs|hr|h)?")
+# a count written in thousands after a key's name ("WBC 9k", "plt 3.1k")
+_THOUSANDS = r"(?:k(?![a-z0-9]))?"
+# "<quantity> from A to B", "<quantity> A -> B": the change of a quantity, for a key named after it with one of
+# these endings (``fio2_increase``: B - A; ``sbp_drop``: A - B)
+_RISE_ENDINGS = ("_increase", "_rise", "_gain")
+_FALL_ENDINGS = ("_decrease", "_drop", "_fall", "_loss")
+_ARROW = r"\s*(?:->|-->|→|=>|to)\s*"
+# units many keys share: a number with one of them alone ("2 days") says nothing of which key it is
+_SHARED_UNITS = frozenset({"day", "hour"})
+# a synonym ending in "for" is also written with "x" ("abx for 4 days", "abx x4d")
+_FOR = re.compile(r"\s+for$")
 
 
 @dataclass(frozen=True)
@@ -109,6 +122,54 @@ def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[Voca
     specs = _keys(guidelines)
     if not specs:
         return []
+    found = read_facts(question, specs)
+    # clinicians' shorthand ("abx", "QADs") read as the words a vocabulary's synonyms use, for the keys the
+    # question's own words state nothing of
+    expanded = _shorthand_expanded(question)
+    if expanded != question:
+        said = {f.key for f in found}
+        found += [f for f in read_facts(expanded, [s for s in specs if s.name not in said]) if f.key not in said]
+    return sorted(found, key=lambda f: (f.start, f.end))
+
+
+def _shorthand_expanded(question: str) -> str:
+    from dkg.lexicon import expand_query
+
+    return expand_query(question).text
+
+
+def _change_patterns(spec: KeySpec) -> list[tuple[re.Pattern[str], int]]:
+    """How the change a key measures is written as two values ("FiO2 0.35 -> 0.60", "PEEP went from 5 to 8"),
+    with the sign of B - A; none for a key whose name says no change."""
+    sign = 1 if spec.name.endswith(_RISE_ENDINGS) else -1 if spec.name.endswith(_FALL_ENDINGS) else 0
+    if not sign:
+        return []
+    quantity = spec.name.rsplit("_", 1)[0].replace("_", " ")
+    return [(re.compile(rf"{_pattern(quantity).pattern}[^.;?\d]{{0,30}}?(?:from\s+)?{_NUMBER}\s*{_UNIT}{_ARROW}"
+                        rf"{_NUMBER}\s*{_UNIT}(?![a-z0-9])"), sign)]
+
+
+def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
+    """The facts ``question`` states for the keys ``specs``, in text order (see :func:`find_vocabulary_facts`).
+
+    >>> from dkg.vocabulary import KeyKind, KeySpec
+    >>> rise = KeySpec("fio2_increase", KeyKind.NUMERIC, "FiO2 rise", unit="dimensionless", minimum=0, maximum=1)
+    >>> days = KeySpec("antibiotic_days", KeyKind.NUMERIC, "days", unit="day", minimum=0, maximum=60,
+    ...                synonyms=("antibiotics for", "antibiotic days"))
+    >>> [(f.key, round(f.value, 2)) for f in read_facts("FiO2 0.35 -> 0.60, antibiotics x5d", [rise, days])]
+    [('fio2_increase', 0.25), ('antibiotic_days', 5.0)]
+    >>> [(f.key, f.value) for f in read_facts("continued for 4 antibiotic days", [days])]
+    [('antibiotic_days', 4.0)]
+    >>> vent = KeySpec("ventilator_day", KeyKind.NUMERIC, "day", unit="day", minimum=0, maximum=365,
+    ...                synonyms=("on the vent for",))
+    >>> stable = KeySpec("stable_days", KeyKind.NUMERIC, "days", unit="day", minimum=0, maximum=365,
+    ...                  synonyms=("stable on the vent for",))
+    >>> [(f.key, f.value) for f in read_facts("stable on the vent x3d", [vent, stable])]
+    [('stable_days', 3.0)]
+    >>> wbc = KeySpec("wbc", KeyKind.NUMERIC, "WBC", unit="1/mm**3", minimum=100, maximum=200000, synonyms=("wbc",))
+    >>> [(f.key, f.value) for f in read_facts("afebrile, WBC 3.1k", [wbc])]
+    [('wbc', 3100.0)]
+    """
     text = question.lower()
     negated = negation(question)
     # one wording may state facts of several keys ('hypotensive': compromise and instability), but within a key
@@ -116,28 +177,54 @@ def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[Voca
     claim = KeySpans(len(text)).claim
     found: list[VocabularyFact] = []
 
-    for phrase in _phrases(tuple(sorted(s.name for s in specs))):
+    for phrase in _phrases(tuple(sorted(s.name for s in specs if s.kind is KeyKind.CATEGORICAL))):
         for m in phrase.pattern.finditer(text):
             if claim(phrase.key, m.start(), m.end()):
                 value: float | str = "no" if phrase.negatable and negated.negates(m.start()) else phrase.value
                 found.append(VocabularyFact(m.start(), m.end(), phrase.key, value))
+    numbers: list[VocabularyFact] = []
     for spec in specs:
         if spec.kind is not KeyKind.NUMERIC:
             continue
-        patterns = [re.compile(rf"{_pattern(s).pattern}\s*(?:of|at|is|was|=|:|~|around|about)?\s*{_NUMBER}\s*"
-                               rf"{_UNIT}(?![a-z0-9])") for s in spec.synonyms]
-        own_units = [w for w, unit in _UNIT_WORDS.items() if unit == spec.unit]
+        for pattern, sign in _change_patterns(spec):
+            for m in pattern.finditer(text):
+                before, after = (_convert(float(m.group(i).replace(",", "")), m.group(i + 1) or m.group(4), spec)
+                                 for i in (1, 3))
+                if before is None or after is None:
+                    continue
+                change = round(sign * (after - before), 9)
+                if _in_range(change, spec):
+                    numbers.append(VocabularyFact(m.start(), m.end(), spec.name, change))
+        patterns = [re.compile(rf"{_pattern(s).pattern}\s*(?:of|at|is|was|=|:|~|around|about)?\s*{_NUMBER}"
+                               rf"{_THOUSANDS}\s*{_UNIT}(?![a-z0-9])") for s in spec.synonyms]
+        patterns += [re.compile(rf"{_pattern(_FOR.sub('', s)).pattern}\s*x\s*{_NUMBER}\s*{_UNIT}(?![a-z0-9])")
+                     for s in spec.synonyms if _FOR.search(s)]
+        # "4 qualifying antimicrobial days": a number before a synonym that ends in its unit
+        patterns += [re.compile(rf"(?<![a-z0-9.]){_NUMBER}()\s*{_pattern(s).pattern}") for s in spec.synonyms
+                     if _UNIT_WORDS.get(s.rsplit(" ", 1)[-1]) == spec.unit]
+        own_units = [w for w, unit in _UNIT_WORDS.items() if unit == spec.unit and unit not in _SHARED_UNITS]
         if own_units:
             words = "|".join(re.escape(w) for w in sorted(own_units, key=len, reverse=True))
             patterns.append(re.compile(rf"(?<![a-z0-9.]){_NUMBER}\s*({words})(?![a-z0-9])"))
         for pattern in patterns:
             for m in pattern.finditer(text):
-                number = _convert(float(m.group(1).replace(",", "")), m.group(2), spec)
-                if number is None or (spec.minimum is not None and number < spec.minimum) or (
-                        spec.maximum is not None and number > spec.maximum):
+                thousands = 1000 if text[m.end(1):m.end(1) + 1] == "k" else 1
+                number = _convert(thousands * float(m.group(1).replace(",", "")), m.group(2), spec)
+                if number is None or not _in_range(number, spec):
                     continue
-                found.append(VocabularyFact(m.start(), m.end(), spec.name, number))
-    return sorted(found, key=lambda f: (f.start, f.end))
+                numbers.append(VocabularyFact(m.start(), m.end(), spec.name, number))
+    # a number read inside a longer wording of another key is that key's ('stable on the vent x3d' is the
+    # baseline's three days, not ventilator day 3)
+    kept: list[VocabularyFact] = []
+    for fact in sorted(numbers, key=lambda f: f.start - f.end):
+        if not any(k.key != fact.key and k.start <= fact.start and fact.end <= k.end for k in kept):
+            kept.append(fact)
+    return sorted(found + kept, key=lambda f: (f.start, f.end))
+
+
+def _in_range(number: float, spec: KeySpec) -> bool:
+    return not ((spec.minimum is not None and number < spec.minimum)
+                or (spec.maximum is not None and number > spec.maximum))
 
 
 def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
@@ -148,4 +235,4 @@ def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, floa
     return facts
 
 
-__all__ = ["VocabularyFact", "find_vocabulary_facts", "onboarded_sources", "vocabulary_facts"]
+__all__ = ["VocabularyFact", "find_vocabulary_facts", "onboarded_sources", "read_facts", "vocabulary_facts"]

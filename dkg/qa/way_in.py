@@ -230,10 +230,10 @@ class WayIn:
         return best
 
     @cached_property
-    def arrows(self) -> nx.DiGraph:
+    def arrows(self) -> nx.MultiDiGraph:
         """The arrows as a networkx graph, each with the conditions crossing it checks (``checks``: the arrow's
-        own and its target box's)."""
-        arrows = nx.DiGraph()
+        own and its target box's); two boxes may be joined by several arrows (one per alternative of an OR)."""
+        arrows = nx.MultiDiGraph()
         for source, edges in self.edges.items():
             for edge in edges:
                 arrows.add_edge(source, edge.target, checks=edge.tests + edge.target_tests)

@@ -153,6 +153,12 @@ def test_a_step_named_as_a_heading_or_a_statement_is_read_from_the_question(ques
     ("Would it be reasonable to coordinate with the host nation when an outbreak is suspected?",
      ["coordinate with the host nation when an outbreak is suspected", "coordinate with the host nation"]),
     ("Bradycardia: is it appropriate to consider sedation?", ["consider sedation"]),
+    # whether the case is a step of a classification chart; a statement before it gives the facts
+    ("Baseline stable, then up 3 for 2 days: should we call it an EWE?", ["EWE"]),
+    ("EWE on day 3, age 40. Report as CIE?", ["CIE"]),
+    ("Should this count as confirmed infection event?", ["confirmed infection event"]),
+    ("Is it a CIE?", ["CIE"]),
+    ("Is it appropriate to call the officer?", ["call the officer"]),
     ("Is adenosine reasonable for a stable narrow-complex tachycardia?", []),
     ("After decontamination, what next?", []),
 ])
@@ -299,3 +305,41 @@ def test_a_question_asking_when_a_step_is_taken_names_the_step() -> None:
     question = "When is an outbreak investigation initiated?"
     answer = answer_named_conditions(SURVEILLANCE, question, "g", "1", named_conditions(question), {})  # type: ignore[arg-type]
     assert answer is not None and answer.matched_nodes == ["cm"] and answer.rows[0]["step_uid"] == "inv"
+
+
+def test_alternatives_drawn_as_parallel_arrows_are_each_a_way_in() -> None:
+    # a curator writes "temperature > 38 or < 36" as two arrows between the same boxes: a fact that rules out the
+    # last one read must leave the other as a way in (a graph with one arrow per pair of boxes kept only the last)
+    rows = [{"a": "crit", "b": "event", "arrow": ["temperature>38"], "box": [], "action": False},
+            {"a": "crit", "b": "event", "arrow": ["temperature<36"], "box": [], "action": False}]
+    way_in = WayIn(rows)
+    assert conditions_to(way_in, "event", way_in_facts({})) == [("temperature>38",), ("temperature<36",)]
+    assert conditions_to(way_in, "event", way_in_facts({"temperature": 39.0})) == [()]
+    assert conflicts_to(way_in, "event", way_in_facts({"temperature": 37.0})) == ["temperature>38", "temperature<36"]
+
+
+@pytest.mark.parametrize(("question", "phrases"), [
+    ("What does it take to call a CIE?", ["CIE"]),
+    ("When does an EWE become a CIE?", ["CIE"]),
+    ("What makes it a confirmed infection event?", ["confirmed infection event"]),
+])
+def test_the_step_whose_conditions_a_classification_question_asks_for(question: str, phrases: list[str]) -> None:
+    assert named_conditions(question) == phrases
+
+
+@pytest.mark.parametrize(("question", "step"), [
+    ("Pt meets EWE. What do we check next?", "EWE"),
+    ("CIE criteria met. Next step in the algorithm?", "CIE"),
+    ("Patient meets criteria for an early warning event. What next?", "early warning event"),
+])
+def test_a_step_the_patient_meets_is_named_without_the_meeting_words(question: str, step: str) -> None:
+    assert named_step(question) == step
+
+
+def test_a_box_is_named_by_the_initials_of_its_words() -> None:
+    boxes = [Box("e", "Early Warning Event (EWE)", ("1",), True), Box("c", "Confirmed Infection Event", ("1",), True),
+             Box("p", "Possible Confirmed Infection Event", ("1",), True)]
+    assert [b.uid for b in best_boxes("CIE", "", boxes)] == ["c", "p"]  # both say it; neither says more of it
+    assert [b.uid for b in best_boxes("possible CIE", "", boxes)] == ["p"]
+    assert [b.uid for b in best_boxes("EWE", "", boxes)] == ["e"]
+    assert best_boxes("CI", "", boxes) == []  # two letters are too few to stand for words

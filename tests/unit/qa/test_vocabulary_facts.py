@@ -54,3 +54,23 @@ def test_lab_values_with_thousands_separators_and_temperatures_in_either_scale()
     pressure = KeySpec("peep", KeyKind.NUMERIC, "PEEP", unit="cmH2O", minimum=0, maximum=40)
     assert _convert(8, "cm H2O", pressure) == 8 and _convert(8, "mmHg", pressure) == pytest.approx(10.88, abs=0.01)
     assert re.fullmatch(_UNIT, "cm h2o") and re.fullmatch(_UNIT, "mm hg") and re.fullmatch(_UNIT, "°f")
+
+
+def test_shorthand_changes_durations_and_thousands_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dkg.qa import vocabulary_facts as module
+    from dkg.vocabulary import KeyKind, KeySpec
+
+    specs = [KeySpec("antimicrobial_days", KeyKind.NUMERIC, "days", unit="day", minimum=0, maximum=60,
+                     synonyms=("antibiotics for", "qualifying antimicrobial days"), source="g"),
+             KeySpec("peep_increase", KeyKind.NUMERIC, "PEEP rise", unit="cmH2O", minimum=0, maximum=30, source="g"),
+             KeySpec("wbc", KeyKind.NUMERIC, "WBC", unit="1/mm**3", minimum=100, maximum=200000, synonyms=("wbc",),
+                     source="g")]
+    monkeypatch.setattr(module, "_keys", lambda guidelines: specs)
+    # 'abx' is the lexicon's shorthand for antibiotics; 'x5d' is 'for 5 days'
+    assert module.vocabulary_facts("new abx x5d", ["g"]) == {"antimicrobial_days": 5.0}
+    assert module.vocabulary_facts("continued 4 QADs", ["g"]) == {"antimicrobial_days": 4.0}
+    assert module.vocabulary_facts("min PEEP went from 5 to 8, WBC 9k", ["g"]) == {"peep_increase": 3.0,
+                                                                                  "wbc": 9000.0}
+    assert module.vocabulary_facts("PEEP 8 -> 5", ["g"]) == {}  # a fall is no rise: out of the key's range
+    # a number of days alone says nothing of which key it is
+    assert module.vocabulary_facts("stable for 2 days", ["g"]) == {}

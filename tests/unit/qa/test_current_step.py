@@ -1,0 +1,74 @@
+"""Questions that open with the step the patient is at and state facts (dkg/qa/current_step.py)."""
+
+from __future__ import annotations
+
+from dkg.qa.current_step import answer_from_current_step, opening_step, walk_from
+from dkg.qa.way_in import WayIn
+
+# a made-up surveillance chart (not from any guideline): criteria boxes lead to the events they define; the
+# event's criteria are two alternatives drawn as two arrows, each also testing age>=18
+BOXES = {
+    "base": "Screening criteria",
+    "ewe": "Early Warning Event (EWE)",
+    "crit": "Check the infection criteria",
+    "cie": "Confirmed Infection Event (CIE)",
+    "crit2": "Check the resection criteria",
+    "res": "Resectable Infection Event (RIE)",
+}
+ARROWS = [
+    ("base", "ewe", ["tumor_size>5"]),
+    ("ewe", "crit", []),
+    ("crit", "cie", ["age>=18", "performance_status<=1"]),
+    ("crit", "cie", ["age>=18", "performance_status>=3"]),
+    ("cie", "crit2", []),
+    ("crit2", "res", ["age>=18", "resectable=yes"]),
+]
+
+
+class _Graph:
+    """``step_boxes`` and ``walk_edges`` answered from the chart above."""
+
+    def read(self, query: str, params: dict[str, object]) -> list[dict[str, object]]:
+        if "has_next" in query:
+            return [{"uid": uid, "content": text, "pages": ["1"], "page_titles": [""],
+                     "has_next": any(a == uid for a, _, _ in ARROWS)} for uid, text in BOXES.items()]
+        assert "closes_loop" in query
+        return [{"a": a, "b": b, "arrow": checks, "box": [], "action": False, "content": BOXES[b]}
+                for a, b, checks in ARROWS]
+
+
+def _answer(question: str, facts: dict[str, float | str]) -> list[str] | None:
+    answer = answer_from_current_step(_Graph(), question, "g", "1", facts)  # type: ignore[arg-type]
+    return None if answer is None else answer.matched_nodes
+
+
+def test_the_walk_starts_at_the_step_the_question_opens_with() -> None:
+    # the facts meet one of the two alternatives into the event: the answer is the event, not the next check
+    assert _answer("EWE pt, age 40, ECOG 1. Which event is it?", {"age": 40.0, "performance_status": 1.0}) == ["cie"]
+    # from the roots the unstated tumour size would stop the walk at the screening box
+    assert walk_from(WayIn([{"a": a, "b": b, "arrow": c, "box": [], "action": False} for a, b, c in ARROWS]),
+                     "base", {"age": 40.0, "performance_status": 1.0}).earned == []
+
+
+def test_a_condition_every_arrow_into_the_start_tested_holds_there() -> None:
+    # being at the CIE says age>=18 held; the resection arrow tests it again
+    assert _answer("CIE pt: resectable. What now?", {"resectable": "yes"}) == ["res"]
+
+
+def test_without_facts_that_meet_a_condition_the_answer_is_where_the_walk_stops_with_what_is_open() -> None:
+    answer = answer_from_current_step(_Graph(), "EWE pt, age 40. Next?", "g", "1", {"age": 40.0})  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["crit"]
+    assert answer.rows[0]["open_conditions"] == ["performance_status<=1", "performance_status>=3"]
+    assert "open: performance_status<=1 and performance_status>=3" in answer.answer
+
+
+def test_facts_that_rule_out_every_way_on_leave_it_unanswered_here() -> None:
+    assert _answer("EWE, ECOG 2. Which event?", {"performance_status": 2.0}) is None
+
+
+def test_an_opening_that_asks_or_describes_names_no_step() -> None:
+    assert opening_step("Should an EWE patient aged 40 be reported?") is None
+    assert opening_step("EWE pt aged 40 with ECOG 1 which event") is None  # no statement before the question
+    assert _answer("Sixty year old man with fevers since Monday. What now?", {"age": 60.0}) is None  # no box
+    assert _answer("Early warning pt: age 40. Which event?", {}) is None  # no fact stated
+    assert _answer("Infection pt: age 40, ECOG 1. Which event?", {"age": 40.0}) is None  # names two boxes
