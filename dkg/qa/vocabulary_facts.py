@@ -61,6 +61,17 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
 
 
+def _wording_pattern(phrase: str) -> re.Pattern[str]:
+    """A categorical wording of two words or more, also with one word between two of its words ("Legionella test
+    positive" says "legionella positive", "no bacterial growth" "no growth").
+
+    >>> bool(_wording_pattern("legionella positive").search("legionella test positive"))
+    True
+    """
+    body = re.escape(phrase.lower()).replace(r"\ ", r"(?:[\s-]+[a-z0-9]+)?[\s-]+").replace(r"\-", r"[\s-]+")
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+
+
 def _keys(guidelines: Iterable[str]) -> list[KeySpec]:
     wanted = set(guidelines) & onboarded_sources()
     return [spec for spec in VOCABULARY.values() if spec.source in wanted]
@@ -75,10 +86,10 @@ def _phrases(keys: tuple[str, ...]) -> tuple[_Phrase, ...]:
             continue
         for value, words in spec.values.items():
             for word in {*words, *([] if spec.boolean else [value.replace("_", " ")])}:
-                out.append(_Phrase(_pattern(word), name, value, spec.boolean and value == "yes"))
+                out.append(_Phrase(_wording_pattern(word), name, value, spec.boolean and value == "yes"))
         if spec.boolean:
             for word in spec.synonyms:
-                out.append(_Phrase(_pattern(word), name, "yes", True))
+                out.append(_Phrase(_wording_pattern(word), name, "yes", True))
     # longest wording first: 'no signs of hemodynamic compromise' before 'hemodynamic compromise'
     return tuple(sorted(out, key=lambda p: -len(p.pattern.pattern)))
 
