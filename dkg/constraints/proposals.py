@@ -119,6 +119,21 @@ def subject(name: str) -> str:
     return rest or name
 
 
+def written_forms(name: str) -> tuple[str, ...]:
+    """How questions write a measured quantity a box names: its name, and the initials of a name of two to four
+    words of four letters or more, as ward notes shorten them ("Blood Glucose" → ``bg``, "Glasgow Coma Scale" →
+    ``gcs``); a name holding an abbreviation or a number ("QRS width", "SpO2") has no such initials.
+
+    >>> written_forms("Blood Glucose"), written_forms("Glasgow Coma Scale"), written_forms("QRS Width")
+    (('blood glucose', 'bg'), ('glasgow coma scale', 'gcs'), ('qrs width',))
+    """
+    parts = name.casefold().split()
+    forms = [" ".join(parts)]
+    if 2 <= len(parts) <= 4 and all(p.isalpha() and len(p) >= 4 for p in parts):
+        forms.append("".join(p[0] for p in parts))
+    return tuple(forms)
+
+
 def slug(words: str) -> str:
     """A key name from words: ``"Blood Glucose"`` → ``blood_glucose``."""
     return re.sub(r"[^a-z0-9]+", "_", words.casefold()).strip("_")
@@ -260,7 +275,7 @@ def condition_of(text: str) -> Condition | None:
         description = f"{name} ({finding})" if finding else name
         description += "" if unit or not written else f" (written unit: {written})"
         proposal = ProposedKey(name=key, kind="numeric", description=description, unit=unit,
-                               range=_range(float(value)), synonyms=(name.casefold(),))
+                               range=_range(float(value)), synonyms=written_forms(name))
         return Condition(key, op, value, proposal)
     match = _QUESTION.match(box)
     if match and len(match["name"].split()) <= MAX_QUESTION_WORDS:
@@ -314,7 +329,7 @@ def on_question_key(condition: Condition, question: str) -> Condition:
     key = slug(question)
     unit = condition.proposal.unit if condition.proposal is not None else None
     proposal = ProposedKey(name=key, kind="numeric", description=question, unit=unit or _unit(None, question),
-                           range=_range(float(condition.value)), synonyms=(question.casefold(),))
+                           range=_range(float(condition.value)), synonyms=written_forms(question))
     return Condition(key, condition.op, condition.value, proposal)
 
 

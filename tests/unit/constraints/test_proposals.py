@@ -63,7 +63,7 @@ def test_a_proposed_range_holds_the_threshold() -> None:
     assert proposal is not None and proposal.range is not None
     assert proposal.range[0] <= 70 <= proposal.range[1]
     assert proposal.entry() == {"kind": "numeric", "description": "Blood Glucose", "unit": "mg/dL",
-                                "range": [0.0, 1000.0], "synonyms": ["blood glucose"]}
+                                "range": [0.0, 1000.0], "synonyms": ["blood glucose", "bg"]}
 
 
 def test_a_known_key_is_used_not_proposed() -> None:
