@@ -356,6 +356,11 @@ def heldout_part(out: Path) -> None:
 
     figures: dict[str, float | str] = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     settings = get_settings()
+    if not (served_model_dir(settings) / "model.pt").is_file():
+        # checked before any page is onboarded: a held-out page is measured once, and a run stopped half-way
+        # would have answered its questions with the rule layer only
+        raise SystemExit(f"no trained text-to-Cypher model in {served_model_dir(settings)}: run `dkg train cypher` "
+                         "first (about 13 minutes on 2 cores); nothing was onboarded")
     gold_pages = yaml.safe_load(HELDOUT_GOLD.read_text(encoding="utf-8"))["pages"]
     with open_graph(settings) as graph:
         for page, spec in gold_pages.items():
