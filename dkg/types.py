@@ -61,6 +61,24 @@ def check_version_name(name: str) -> str:
     return name
 
 
+def version_order(name: str) -> tuple[bool, tuple[tuple[tuple[int, int | str], ...], ...]]:
+    """A sort key of version names, newest last: a name of numbers only (``1.2026``) after any other
+    (``draft``); dotted parts compared from the last one (``1.2026`` is the first version of 2026, newer than
+    ``3.2025``), numbers within a part by value, other text by its letters (``CY24``, ``2020a`` are valid too).
+
+    >>> sorted(["1.2026", "3.2025", "2.2026", "draft"], key=version_order)
+    ['draft', '3.2025', '1.2026', '2.2026']
+    >>> sorted(["CY24", "CY9", "CY10a"], key=version_order)
+    ['CY9', 'CY10a', 'CY24']
+    """
+    def part(text: str) -> tuple[tuple[int, int | str], ...]:
+        return tuple((0, int(chunk)) if chunk.isdigit() else (1, chunk.casefold())
+                     for chunk in re.findall(r"\d+|\D+", text))
+
+    parts = name.split(".")
+    return all(p.isdigit() for p in parts), tuple(part(p) for p in reversed(parts))
+
+
 def path_under(root: Path, name: str) -> Path:
     """``root / name`` resolved, refusing (:class:`InvalidNameError`) a name that would lead out of ``root``
     or below one of its sub-folders (a second line of defence behind the name patterns).

@@ -25,6 +25,7 @@ from dkg.fhir.export import build_bundle
 from dkg.fhir.graph_view import VersionInfo, loaded_versions, read_version
 from dkg.fhir.settings import FhirSettings
 from dkg.graph.db import Graph
+from dkg.types import version_order
 
 HOOK = "patient-view"
 SUMMARY_MAX = 140
@@ -216,13 +217,7 @@ def newest(versions: list[str]) -> str:
     >>> newest(["1.2026", "2.2026", "1.2025"])
     '2.2026'
     """
-    def order(v: str) -> tuple[int, tuple[int, ...], str]:
-        parts = v.split(".")
-        if all(p.isdigit() for p in parts):
-            return (1, tuple(int(p) for p in reversed(parts)), v)
-        return (0, (), v)
-
-    return max(versions, key=order)
+    return max(versions, key=version_order)
 
 
 def in_force(infos: list[VersionInfo], today: date) -> VersionInfo:

@@ -55,7 +55,7 @@ from dkg.qa.served_model import served_model_dir
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
 from dkg.qa.way_in import WayIn, holds, way_in_facts
-from dkg.types import Constraint
+from dkg.types import Constraint, version_order
 from dkg.vocabulary import onboarded_sources
 
 MAX_CHARS = 600
@@ -129,8 +129,7 @@ class TextToCypherService:
             rows = self.graph.read(named_queries("qa_graph")["loaded_versions_of"], {"g": guideline})
             if not rows:
                 raise QAError(f"guideline {guideline!r} is not loaded in the graph; build it first (dkg build)")
-            self.versions[guideline] = max((r["v"] for r in rows),
-                                           key=lambda v: tuple(reversed([int(x) for x in v.split(".")])))
+            self.versions[guideline] = max((str(r["v"]) for r in rows), key=version_order)
         return self.versions[guideline]
 
     def treatments(self, guideline: str, version: str) -> list[str]:
