@@ -308,14 +308,14 @@ def test_a_question_asking_when_a_step_is_taken_names_the_step() -> None:
 
 
 def test_alternatives_drawn_as_parallel_arrows_are_each_a_way_in() -> None:
-    # a curator writes "temperature > 38 or < 36" as two arrows between the same boxes: a fact that rules out the
-    # last one read must leave the other as a way in (a graph with one arrow per pair of boxes kept only the last)
-    rows = [{"a": "crit", "b": "event", "arrow": ["temperature>38"], "box": [], "action": False},
-            {"a": "crit", "b": "event", "arrow": ["temperature<36"], "box": [], "action": False}]
+    # a curator writes "age > 65 or < 18" as two arrows between the same boxes: a fact that rules out the last
+    # one read must leave the other as a way in (a graph with one arrow per pair of boxes kept only the last)
+    rows = [{"a": "crit", "b": "event", "arrow": ["age>65"], "box": [], "action": False},
+            {"a": "crit", "b": "event", "arrow": ["age<18"], "box": [], "action": False}]
     way_in = WayIn(rows)
-    assert conditions_to(way_in, "event", way_in_facts({})) == [("temperature>38",), ("temperature<36",)]
-    assert conditions_to(way_in, "event", way_in_facts({"temperature": 39.0})) == [()]
-    assert conflicts_to(way_in, "event", way_in_facts({"temperature": 37.0})) == ["temperature>38", "temperature<36"]
+    assert conditions_to(way_in, "event", way_in_facts({})) == [("age>65",), ("age<18",)]
+    assert conditions_to(way_in, "event", way_in_facts({"age": 70.0})) == [()]
+    assert conflicts_to(way_in, "event", way_in_facts({"age": 40.0})) == ["age>65", "age<18"]
 
 
 @pytest.mark.parametrize(("question", "phrases"), [
