@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from dkg.answers import Answer, Evidence, MissingFact
 from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
@@ -243,14 +245,21 @@ class TextToCypherService:
             self.last_path = f"beam{index + 1}"
             timings["total"] = (time.perf_counter() - start) * 1000
             if not run.rows:
+                from_step = self._from_current_step(question)  # the walk from the roots placed no one
+                if from_step is not None:
+                    return from_step.model_copy(update={"timings_ms": timings})
                 return self._refuse(question, "no step of the guideline matches the facts in the question "
                                               f"({', '.join(f'{k}={v}' for k, v in grounded.facts.items()) or 'none'})",
                                     timings, cypher=run.cypher, cypher_params=params)
+            answer = self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
+                                  run.population_titles_left_out)
+            ahead = self._ahead_of(question, answer)
+            if ahead is not None:
+                return ahead.model_copy(update={"timings_ms": timings})
             self.stats["answered"] += 1
             if grounded.repairs:
                 self.stats["repaired"] += 1
-            return self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
-                                run.population_titles_left_out)
+            return answer
         self.stats["all_beams_invalid"] += 1
         found = detect_guidelines(question)
         if len(found) == 1:
@@ -265,11 +274,15 @@ class TextToCypherService:
                     run = self._execute(grounded.sketch, params)
                     timings["total"] = (time.perf_counter() - start) * 1000
                     if run.rows:
+                        answer = self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
+                                              run.population_titles_left_out)
+                        ahead = self._ahead_of(question, answer)
+                        if ahead is not None:
+                            return ahead.model_copy(update={"timings_ms": timings})
                         self.stats["answered"] += 1
                         self.stats["fallback_from_question"] += 1
                         self.last_path = "fallback"
-                        return self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
-                                            run.population_titles_left_out)
+                        return answer
             except DKGError as exc:
                 problems.append(f"repair from the question: {exc}")
         # the walk from the roots could not place the patient: a question opening with the step the patient is at
@@ -401,15 +414,34 @@ class TextToCypherService:
         """A question that opens with the step the patient is at and states facts of an onboarded guideline ("IVAC
         pt: purulent secretions. What now?") is walked from that step (:mod:`dkg.qa.current_step`); a patient
         described in the clinical lexicon's terms is left to the walk from the roots."""
+        return self._answered_by("current_step", self._current_step_answer(question))
+
+    def _current_step_answer(self, question: str) -> Answer | None:
         found = self._step_guideline(question)
         if len(found) != 1 or found[0] not in onboarded_sources() or implied_facts(extract_facts(question)):
             return None
         stated = vocabulary_facts(question, found)
         try:
-            answer = answer_from_current_step(self.graph, question, found[0], self.version_of(found[0]), stated)
+            return answer_from_current_step(self.graph, question, found[0], self.version_of(found[0]), stated)
         except DKGError:
             return None
-        return self._answered_by("current_step", answer)
+
+    def _ahead_of(self, question: str, answer: Answer) -> Answer | None:
+        """The walk from the step the question opens with, when every step ``answer`` (the walk from the roots)
+        names comes before that step: facts of earlier steps the question leaves unsaid stopped the walk behind
+        where the question says the patient is ("IVAC, day 5 on the vent …" answered with the baseline box)."""
+        if not answer.matched_nodes:
+            return None
+        ahead = self._current_step_answer(question)
+        if ahead is None:
+            return None
+        params = ahead.cypher_params
+        arrows = self._way_in(str(params["guideline"]), str(params["version"])).arrows
+        start = str(params["start"])
+        if start in arrows and all(u in arrows and u != start and nx.has_path(arrows, u, start)
+                                   for u in answer.matched_nodes):
+            return self._answered_by("current_step", ahead)
+        return None
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

@@ -26,15 +26,16 @@ ARROWS = [
 
 
 class _Graph:
-    """``step_boxes`` and ``walk_edges`` answered from the chart above."""
+    """``step_boxes`` and ``walk_edges`` answered from the chart above (no page is read)."""
 
     def read(self, query: str, params: dict[str, object]) -> list[dict[str, object]]:
         if "has_next" in query:
             return [{"uid": uid, "content": text, "pages": ["1"], "page_titles": [""],
                      "has_next": any(a == uid for a, _, _ in ARROWS)} for uid, text in BOXES.items()]
-        assert "closes_loop" in query
-        return [{"a": a, "b": b, "arrow": checks, "box": [], "action": False, "content": BOXES[b]}
-                for a, b, checks in ARROWS]
+        if "closes_loop" in query:
+            return [{"a": a, "b": b, "arrow": checks, "box": [], "action": False, "content": BOXES[b]}
+                    for a, b, checks in ARROWS]
+        return []  # the pages of the answer's steps: none here
 
 
 def _answer(question: str, facts: dict[str, float | str]) -> list[str] | None:
@@ -72,3 +73,20 @@ def test_an_opening_that_asks_or_describes_names_no_step() -> None:
     assert _answer("Sixty year old man with fevers since Monday. What now?", {"age": 60.0}) is None  # no box
     assert _answer("Early warning pt: age 40. Which event?", {}) is None  # no fact stated
     assert _answer("Infection pt: age 40, ECOG 1. Which event?", {"age": 40.0}) is None  # names two boxes
+
+
+def test_a_walk_from_the_roots_that_stops_behind_the_named_step_gives_way_to_the_walk_from_it(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from dkg.answers import Answer
+    from dkg.qa.service import TextToCypherService
+
+    service = TextToCypherService(graph=_Graph(), rules_only=True)  # type: ignore[arg-type]
+    service._way_ins = {}
+    ahead = answer_from_current_step(_Graph(), "CIE pt: resectable. What now?", "g", "1",  # type: ignore[arg-type]
+                                     {"resectable": "yes"})
+    assert ahead is not None
+    monkeypatch.setattr(service, "_current_step_answer", lambda question: ahead)
+    behind = Answer(question="q", route="text2cypher", answer="x", matched_nodes=["ewe"])  # before the CIE
+    assert service._ahead_of("q", behind) is not None and service.last_path == "current_step"
+    beyond = Answer(question="q", route="text2cypher", answer="x", matched_nodes=["res"])  # after it: kept
+    assert service._ahead_of("q", beyond) is None
+    assert service._ahead_of("q", Answer(question="q", route="text2cypher", answer="x")) is None
