@@ -100,9 +100,12 @@ def main() -> None:
     parser.add_argument("--heldout", action="store_true",
                         help="onboard each held-out page of datasets/onboarding/heldout.yaml as a new guideline: "
                              "PDF -> draft -> recorded review -> publish -> its hand-written questions, once")
+    parser.add_argument("--dev-only", action="store_true",
+                        help="with --heldout: only the pages marked `split: dev` (developing without running the "
+                             "held-out ones again)")
     args = parser.parse_args()
     if args.heldout:
-        heldout_part(args.out)
+        heldout_part(args.out, dev_only=args.dev_only)
         return
     if args.qa:
         qa_part(args.out, clinician_dev=args.clinician, runs=args.runs)
@@ -341,7 +344,7 @@ HELDOUT_GOLD = PROJECT_ROOT / "datasets" / "onboarding" / "heldout.yaml"
 HELDOUT_DIR = PROJECT_ROOT / "datasets" / "onboarding" / "heldout"
 
 
-def heldout_part(out: Path) -> None:
+def heldout_part(out: Path, dev_only: bool = False) -> None:
     """A guideline the onboarding and QA layers were never tuned on, end to end, measured once: PDF -> draft
     (constraint F1 against the hand-made gold, before review) -> the recorded review -> publish -> the
     hand-written questions (rule layer, then the served model). Its vocabulary and curated topic are put in
@@ -368,6 +371,8 @@ def heldout_part(out: Path) -> None:
             part = spec.get("split", "heldout")
             if part not in ("heldout", "dev"):
                 raise SystemExit(f"{HELDOUT_GOLD}: page {page} has split {part!r}; write heldout or dev")
+            if dev_only and part != "dev":
+                continue
             key = f"{part}.{name}"
             review_path = HELDOUT_DIR / name / f"review-{version}.yaml"
             recorded = load_review(review_path)
