@@ -56,19 +56,15 @@ class _Phrase:
     negatable: bool
 
 
-def _pattern(phrase: str) -> re.Pattern[str]:
-    body = re.escape(phrase.lower()).replace(r"\ ", r"[\s-]+").replace(r"\-", r"[\s-]+")
-    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+def _pattern(phrase: str, gap: bool = False) -> re.Pattern[str]:
+    """``phrase`` as a whole-word pattern; with ``gap`` (a categorical wording) also with one word between two of
+    its words ("Legionella test positive" says "legionella positive", "no bacterial growth" "no growth").
 
-
-def _wording_pattern(phrase: str) -> re.Pattern[str]:
-    """A categorical wording of two words or more, also with one word between two of its words ("Legionella test
-    positive" says "legionella positive", "no bacterial growth" "no growth").
-
-    >>> bool(_wording_pattern("legionella positive").search("legionella test positive"))
+    >>> bool(_pattern("legionella positive", gap=True).search("legionella test positive"))
     True
     """
-    body = re.escape(phrase.lower()).replace(r"\ ", r"(?:[\s-]+[a-z0-9]+)?[\s-]+").replace(r"\-", r"[\s-]+")
+    space = r"(?:[\s-]+[a-z0-9]+)?[\s-]+" if gap else r"[\s-]+"
+    body = re.escape(phrase.lower()).replace(r"\ ", space).replace(r"\-", r"[\s-]+")
     return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
 
 
@@ -86,10 +82,10 @@ def _phrases(keys: tuple[str, ...]) -> tuple[_Phrase, ...]:
             continue
         for value, words in spec.values.items():
             for word in {*words, *([] if spec.boolean else [value.replace("_", " ")])}:
-                out.append(_Phrase(_wording_pattern(word), name, value, spec.boolean and value == "yes"))
+                out.append(_Phrase(_pattern(word, gap=True), name, value, spec.boolean and value == "yes"))
         if spec.boolean:
             for word in spec.synonyms:
-                out.append(_Phrase(_wording_pattern(word), name, "yes", True))
+                out.append(_Phrase(_pattern(word, gap=True), name, "yes", True))
     # longest wording first: 'no signs of hemodynamic compromise' before 'hemodynamic compromise'
     return tuple(sorted(out, key=lambda p: -len(p.pattern.pattern)))
 
