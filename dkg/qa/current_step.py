@@ -154,6 +154,43 @@ def answer_from_current_step(graph: Graph, question: str, guideline: str, versio
                   rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence)
 
 
+def next_after(way_in: WayIn, done: list[str], facts: dict[str, FactValue]) -> list[str]:
+    """The steps right after the ``done`` steps along arrows the stated ``facts`` do not rule out, in order.
+
+    >>> way = WayIn([{"a": "atropine", "b": "pacing", "arrow": [], "box": [], "action": True},
+    ...              {"a": "pacing", "b": "monitor", "arrow": [], "box": [], "action": True},
+    ...              {"a": "atropine", "b": "observe", "arrow": ["stable=yes"], "box": [], "action": True}])
+    >>> next_after(way, ["atropine"], {"stable": "no"})
+    ['pacing']
+    """
+    return list(dict.fromkeys(edge.target for uid in done for edge in way_in.edges.get(uid, [])
+                              if edge.target not in done and not any(
+                                  c.key in facts and not holds(c, facts[c.key])
+                                  for c in edge.tests + edge.target_tests)))
+
+
+def answer_after_done(graph: Graph, question: str, guideline: str, version: str, done: list[str],
+                      facts: dict[str, FactValue]) -> Answer | None:
+    """The steps after ``done``, steps the question says were done ("atropine given x3, still bradycardic: what
+    now?"), which a walk from the roots that could not use the done steps answered with; None when no arrow
+    the facts allow leaves them."""
+    way_in = WayIn.of(graph, guideline, version)
+    after = next_after(way_in, done, facts)
+    if not after:
+        return None
+    contents = {b.uid: b.content for b in step_boxes(graph, guideline, version)}
+    rows: list[dict[str, Any]] = [{"uid": uid, "content": contents.get(uid, uid), "from_uid": done[0],
+                                   "open_conditions": []} for uid in after]
+    done_text = "; ".join(f'"{contents.get(uid, uid)}"' for uid in done)
+    text = (f"The question says {done_text} was done; next: " + "; ".join(f'"{r["content"]}"' for r in rows) + ".")
+    evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]), kind="Action", guideline=guideline,
+                         version=version) for r in rows]
+    return Answer(question=question, route="text2cypher", answer=text, cypher=named_queries("qa_pathway")["walk_edges"],
+                  cypher_params={"guideline": guideline, "version": version, "start": done[0],
+                                 "uids": [r["uid"] for r in rows]},
+                  rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence)
+
+
 def _by_initials(phrase: str, box: Box) -> bool:
     return all(w in words(box.content) or w in initialisms(box.content) for w in words(phrase))
 

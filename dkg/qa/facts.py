@@ -197,7 +197,9 @@ _NUMERIC_PATTERNS: dict[str, tuple[str, ...]] = {
     "time_to_relapse": (rf"\b{NUM} months? (?:after|from|since) (?:the )?(?:initial |first )?diagnosis",
                         rf"\brelapse interval of {NUM} months"),
 }
-_AGE_BAND = re.compile(r"\b(?:in (?:his|her|their) )?(?:(early|mid|late)[- ])?(teens|twenties|thirties|forties|"
+# "in the 30s", "in the high thirties" give a reading (a heart rate, a saturation), not an age: "in his 30s" does
+_AGE_BAND = re.compile(r"\b(?:in (?:his|her|their) )?(?<!\bthe )(?<!\blow )(?<!\bhigh )(?<!\bupper )(?<!\blower )"
+                       r"(?:(early|mid|late)[- ])?(teens|twenties|thirties|forties|"
                        r"fifties|sixties|seventies|eighties|nineties|[2-9]0s)\b", re.IGNORECASE)
 
 

@@ -128,9 +128,9 @@ def treatment_in_question(question: str, known: list[str]) -> str | None:
 
 
 def ground(decoded: str, question: str, known_treatments: list[str] | None = None,
-           facts: Facts | None = None) -> Grounded:
+           facts: Facts | None = None, guidelines: list[str] | None = None) -> Grounded:
     """Parse and ground one decoded query; raise :class:`GroundingError` / :class:`QAError` when impossible."""
-    return ground_sketch(parse_model_output(decoded), question, known_treatments, facts)
+    return ground_sketch(parse_model_output(decoded), question, known_treatments, facts, guidelines)
 
 
 def _masked_facts(question: str, known: list[str] | None = None) -> str:
@@ -185,12 +185,13 @@ def fallback_sketch(question: str, guideline: str, known_treatments: list[str], 
 
 
 def ground_sketch(sketch: QuerySketch, question: str, known_treatments: list[str] | None = None,
-                  facts: Facts | None = None) -> Grounded:
-    """Ground an already parsed sketch (see :func:`ground`)."""
+                  facts: Facts | None = None, guidelines: list[str] | None = None) -> Grounded:
+    """Ground an already parsed sketch (see :func:`ground`); ``guidelines`` are those the question is about
+    (default: :func:`detect_guidelines`)."""
     facts = extract_facts(question) if facts is None else facts
     repairs: list[str] = []
     guideline = sketch.guideline
-    found = detect_guidelines(question)
+    found = detect_guidelines(question) if guidelines is None else guidelines
     if guideline not in found:
         if len(found) == 1:
             repairs.append(f"guideline {guideline!r} not derivable from the question; used {found[0]!r}")

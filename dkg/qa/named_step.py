@@ -102,7 +102,29 @@ CONDITIONS_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORE
     r"(?P<step>.+?)\s*[?.!]*$",
     r"^when\s+(?:should|must|can)\s+(?P<step>.+?)\s+be\s+\w+\s*[?.!]*$",
     rf"^(?P<step>[^:?]+?):\s*(?:(?:what|which)\s+are\s+the\s+)?{_CRITERIA}\s*[?.!]*$",
+    # "when does the chest pain chart let you give morphine?", "when does the chart have you give adenosine?"
+    r"^when\s+(?:does|do|will|would|can)\s+(?:the\s+|this\s+|our\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:chart|algorithm|protocol|guideline|flowchart|pathway)\s+(?:let|have|allow|tell|want)\s+"
+    r"(?:you|me|us|one|the\s+team)\s+(?:to\s+)?(?:give|use|start|do|perform|try)\s+(?P<step>.+?)\s*[?.!]*$",
 ))
+# "the chest pain chart", "the bradycardia algorithm": up to three words naming a chart, not a patient's findings
+_CHART_NAME = re.compile(r"\b((?:(?!(?:the|this|our|a|an|does|do|is|what|whats|which|per|by|in|on|to)\b)"
+                         r"[\w-]+\s+){1,3})(?=(?:chart|algorithm|protocol|flowchart|pathway)\b)", re.IGNORECASE)
+
+
+def without_chart_names(text: str) -> str:
+    """``text`` with the words that name a chart blanked (they say which chart, not what the patient has).
+
+    >>> without_chart_names("When does the chest pain chart let you give morphine?")
+    'When does the  chart let you give morphine?'
+    >>> without_chart_names("what does the chart say?")
+    'what does the chart say?'
+    """
+    return _CHART_NAME.sub(" ", text)
+
+
+# a clause before a colon says who or where ("Child with poor perfusion: when does the chart have you give X?")
+_LEAD_CLAUSE = re.compile(r":\s+(?=(?:when|what|which|how)\b)", re.IGNORECASE)
 # a clause saying when ("once the criteria are met", "when a bioincident is suspected"), not what
 _WHEN = re.compile(r"\s+(?:once|when|whenever|if|as soon as|while|after|before|until)\s+.*$", re.IGNORECASE)
 # "X in adult tachycardia": the trailing clause says where X is, not what X is
@@ -279,9 +301,11 @@ def named_conditions(question: str) -> list[str]:
     ['a potential outbreak']
     >>> named_conditions("When is transcutaneous pacing indicated?"), named_conditions("What next?")
     (['transcutaneous pacing'], [])
+    >>> named_conditions("Wide QRS and poor perfusion: when does the chart have you give adenosine?")
+    ['adenosine']
     """
     # the asking sentence: a statement before it ("We maintain a healthy index of suspicion.") says where
-    text = _SENTENCE_END.split(question.strip())[-1]
+    text = _LEAD_CLAUSE.split(_SENTENCE_END.split(question.strip())[-1])[-1]
     for pattern in CONDITIONS_PATTERNS:
         match = pattern.match(text)
         if not match:
@@ -532,6 +556,10 @@ def answer_named_conditions(graph: Graph, question: str, guideline: str, version
     way_in = WayIn.of(graph, guideline, version)
     checked = way_in_facts(stated)
     reached = way_in.ways(checked)
+    if not any(box.uid in reached for box in named):
+        # the box the phrase names best is one the stated facts rule out ("wide QRS: when is adenosine given?" names
+        # the narrow side's adenosine box first): the box it names among those the facts leave reachable
+        named = names_a_box(phrases, question, [box for box in boxes if box.uid in reached], settings) or named
     contents = {b.uid: b.content for b in boxes}
     rows: list[dict[str, Any]] = []
     leading: list[str] = []

@@ -202,14 +202,18 @@ def population_left_out(graph: Graph, guideline: str, version: str, uids: list[s
     rows = graph.read(named_queries("qa_pathway")["start_page_titles"],
                       {"guideline": guideline, "version": version, "uids": uids})
     titles = {str(p): str(t) for r in rows for p, t in zip(r["pages"], r["page_titles"], strict=False) if t}
-    _, other = pages_by_population(question, titles, age)
+    own, other = pages_by_population(question, titles, age)
     unstated = population_of(question, age) is None
     if unstated:
         # no age group stated: an algorithm titled for one ("PEDIATRIC …") yields to an untitled one the facts fit
         other = titled_pages(titles)
-    if not other:
+    on_own = [r for r in rows if set(map(str, r["pages"])) & own]
+    if not other and not on_own:
         return [], []
-    left_out = [str(r["uid"]) for r in rows if r["pages"] and set(map(str, r["pages"])) <= other]
+    # an age group stated: the pages titled for it, when the facts reach any, stand before untitled ones too
+    # ("4 yo, HR 230, wide QRS": PEDIATRIC TACHYCARDIA, not the untitled adult tachycardia chart)
+    left_out = [str(r["uid"]) for r in rows if r["pages"] and (set(map(str, r["pages"])) <= other
+                                                                 or (on_own and r not in on_own))]
     if len(left_out) >= len(uids):
         return [], []
     named = sorted({titles[p] for r in rows if str(r["uid"]) in left_out for p in map(str, r["pages"])

@@ -24,7 +24,7 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
-from dkg.qa.current_step import answer_from_current_step
+from dkg.qa.current_step import answer_after_done, answer_from_current_step
 from dkg.qa.facts import (
     detect_guidelines,
     extract_facts,
@@ -34,6 +34,7 @@ from dkg.qa.facts import (
     worded_guidelines,
 )
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
+from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
 from dkg.qa.named_step import (
     all_words_in,
     answer_named_action,
@@ -46,6 +47,7 @@ from dkg.qa.named_step import (
     names_a_box,
     step_boxes,
     steps_text,
+    without_chart_names,
     without_where,
 )
 from dkg.qa.pathway import Walk, anchored, missing_facts, walk_query
@@ -113,6 +115,7 @@ class TextToCypherService:
         self.stats: Counter[str] = Counter()
         self._treatments: dict[tuple[str, str], list[str]] = {}
         self.last_path = ""  # how the last answer was reached: beam<N>, fallback or refused
+        self._distinctive: tuple[tuple[str, ...], dict[str, frozenset[str]]] = ((), {})
 
     def close(self) -> None:
         if self._own_graph:
@@ -171,7 +174,7 @@ class TextToCypherService:
         if other and not named_guidelines(text):
             return (f"the question is about {other[0]!r}, which no loaded guideline covers "
                     f"(known guidelines: {self.topics_list()})")
-        if not found and not self._guidelines_by_step(text):
+        if not found and not self._guidelines_by_step(text) and not self._guidelines_by_words(text):
             return (f"out of scope: the question names no guideline topic the decision knowledge graph covers "
                     f"(known guidelines: {self.topics_list()})")
         return None
@@ -222,16 +225,19 @@ class TextToCypherService:
         timings["generate_cpu"] = (time.process_time() - cpu) * 1000
         facts = implied_facts(extract_facts(question))
         # an onboarded guideline's keys are read from its vocabulary file (no lexicon wordings exist for them)
-        facts = {**vocabulary_facts(question, detect_guidelines(question)), **facts}
+        about = self._guidelines(question)
+        facts = {**vocabulary_facts(question, about), **facts}
         # treatments written short ('nivo/ipi') are matched by their full names, appended to the question
         question_text = with_treatment_names(question)
+        grounding_about = detect_guidelines(question_text) or self._guidelines_by_words(question)
         problems: list[str] = []
         for index, decoded in enumerate(beams):
             t = time.perf_counter()
             try:
-                guess = ground(decoded, question_text, None, facts)
+                guess = ground(decoded, question_text, None, facts, grounding_about)
                 version = self.version_of(guess.sketch.guideline)
-                grounded = ground(decoded, question_text, self.treatments(guess.sketch.guideline, version), facts)
+                grounded = ground(decoded, question_text, self.treatments(guess.sketch.guideline, version), facts,
+                                  grounding_about)
                 sketch = grounded.sketch
                 params = sketch.params(grounded.facts, version)
                 timings["ground"] = timings.get("ground", 0.0) + (time.perf_counter() - t) * 1000
@@ -253,7 +259,7 @@ class TextToCypherService:
                                     timings, cypher=run.cypher, cypher_params=params)
             answer = self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
                                   run.population_titles_left_out)
-            ahead = self._ahead_of(question, answer)
+            ahead = self._ahead_of(question, answer) or self._past_done(question, answer)
             if ahead is not None:
                 return ahead.model_copy(update={"timings_ms": timings})
             self.stats["answered"] += 1
@@ -261,7 +267,7 @@ class TextToCypherService:
                 self.stats["repaired"] += 1
             return answer
         self.stats["all_beams_invalid"] += 1
-        found = detect_guidelines(question)
+        found = about
         if len(found) == 1:
             # Repair from the question itself: the same query language, built from the grounded facts
             # and treatment phrase; it still goes through the plan check.
@@ -269,14 +275,15 @@ class TextToCypherService:
                 version = self.version_of(found[0])
                 repair = fallback_sketch(question_text, found[0], self.treatments(found[0], version), facts)
                 if repair is not None:
-                    grounded = ground_sketch(repair, question_text, self.treatments(found[0], version), facts)
+                    grounded = ground_sketch(repair, question_text, self.treatments(found[0], version), facts,
+                                             grounding_about)
                     params = grounded.sketch.params(grounded.facts, version)
                     run = self._execute(grounded.sketch, params)
                     timings["total"] = (time.perf_counter() - start) * 1000
                     if run.rows:
                         answer = self._answer(question, run.sketch, version, run.cypher, params, run.rows, timings,
                                               run.population_titles_left_out)
-                        ahead = self._ahead_of(question, answer)
+                        ahead = self._ahead_of(question, answer) or self._past_done(question, answer)
                         if ahead is not None:
                             return ahead.model_copy(update={"timings_ms": timings})
                         self.stats["answered"] += 1
@@ -313,8 +320,33 @@ class TextToCypherService:
         self._by_step = (question, found)
         return found
 
+    def _guidelines_by_words(self, question: str) -> list[str]:
+        """The onboarded guideline whose boxes share distinctive words with a question that names no guideline
+        topic (:mod:`dkg.qa.guideline_words`: "s/p ASA and NTG, 12-lead shows STEMI: where does the chart send
+        him?"). Words are told apart against every loaded guideline, but only an onboarded one is found this way:
+        a flowchart of presentations (bradycardia, chest pain) is asked about by findings and drugs, while the
+        curated guidelines' topics name their diseases, and a question naming none of those is about another
+        disease ("adamantinoma of the tibia: wide resection or curettage?" is no bone-sarcoma question)."""
+        known = tuple(topic.guideline for topic in guideline_topics())
+        if self._distinctive[0] != known:  # computed once per set of guidelines (a publish adds one)
+            texts: dict[str, list[str]] = {}
+            for guideline in known:
+                try:
+                    version = self.version_of(guideline)
+                except DKGError:  # not loaded
+                    continue
+                texts[guideline] = [box.content for box in step_boxes(self.graph, guideline, version)]
+            self._distinctive = (known, distinctive_words(texts))
+        onboarded = onboarded_sources()
+        return [g for g in guidelines_by_words(question, self._distinctive[1]) if g in onboarded]
+
+    def _guidelines(self, question: str) -> list[str]:
+        """The guidelines a question names or implies (:func:`detect_guidelines`), else the one its words share
+        with a guideline's boxes."""
+        return detect_guidelines(question) or self._guidelines_by_words(question)
+
     def _step_guideline(self, question: str) -> list[str]:
-        return detect_guidelines(question) or self._guidelines_by_step(question)
+        return self._guidelines(question) or self._guidelines_by_step(question)
 
     def _named_step(self, question: str) -> Answer | None:
         """A question that states no patient facts and asks what follows a step it names ("after
@@ -400,7 +432,7 @@ class TextToCypherService:
         if len(found) != 1 or found[0] not in onboarded_sources() or implied_facts(extract_facts(question)):
             return None
         # the words naming the step are the step's, not facts stated ("criteria for a potential bioincident")
-        stated = self._stated(question.replace(phrases[-1], " "), found)
+        stated = self._stated(without_chart_names(question.replace(phrases[-1], " ")), found)
         try:
             version = self.version_of(found[0])
             answer = answer_named_conditions(self.graph, question, found[0], version, phrases, stated)
@@ -442,6 +474,22 @@ class TextToCypherService:
                                    for u in answer.matched_nodes):
             return self._answered_by("current_step", ahead)
         return None
+
+    def _past_done(self, question: str, answer: Answer) -> Answer | None:
+        """The steps after the answer's steps when the question says every one of them was done already
+        ("atropine given x3, still bradycardic: what now?" answered with atropine by a walk that could not place
+        the patient past it), on an onboarded guideline."""
+        params = answer.cypher_params or {}
+        guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
+        if not answer.matched_nodes or guideline not in onboarded_sources():
+            return None
+        way_in = self._way_in(guideline, version)
+        done = way_in.done_steps(question) if way_in.says_done(question) else set()
+        if not set(answer.matched_nodes) <= done:
+            return None
+        stated = self._stated(question, [guideline])
+        return self._answered_by("past_done", answer_after_done(self.graph, question, guideline, version,
+                                                                list(answer.matched_nodes), stated))
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

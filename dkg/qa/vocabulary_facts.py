@@ -82,7 +82,7 @@ def _phrases(keys: tuple[str, ...]) -> tuple[_Phrase, ...]:
             continue
         for value, words in spec.values.items():
             for word in {*words, *([] if spec.boolean else [value.replace("_", " ")])}:
-                out.append(_Phrase(_pattern(word, gap=True), name, value, spec.boolean and value == "yes"))
+                out.append(_Phrase(_pattern(word, gap=True), name, value, spec.boolean))
         if spec.boolean:
             for word in spec.synonyms:
                 out.append(_Phrase(_pattern(word, gap=True), name, "yes", True))
@@ -142,7 +142,38 @@ def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[Voca
 def _shorthand_expanded(question: str) -> str:
     from dkg.lexicon import expand_query
 
-    return expand_query(question).text
+    return spelled_numbers(expand_query(question).text)
+
+
+_TENS = {"twent": 20, "thirt": 30, "fort": 40, "fift": 50, "sixt": 60, "sevent": 70, "eight": 80, "ninet": 90}
+_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_TENS_WORD = r"(?P<tens>twent|thirt|fort|fift|sixt|sevent|eight|ninet)"
+# "in the high thirties" (a rate given as a decade: low 2, mid 5, high 8), "thirty-eight"
+_DECADE = re.compile(rf"\b(?:in\s+the\s+)?(?:(?P<part>low|lower|mid|middle|high|upper)[\s-]*)?{_TENS_WORD}ies\b",
+                     re.IGNORECASE)
+_SPELLED = re.compile(rf"\b{_TENS_WORD}y(?:[\s-]+(?P<ones>{'|'.join(_ONES)}))?\b", re.IGNORECASE)
+_DIGIT_DECADE = re.compile(r"\b(?:in\s+the\s+)?(?:(?P<part>low|lower|mid|middle|high|upper)[\s-]*)?"
+                           r"(?P<tens>[1-9]0)'?s\b", re.IGNORECASE)
+_PART = {"low": 2, "lower": 2, "mid": 5, "middle": 5, "high": 8, "upper": 8}
+
+
+def spelled_numbers(text: str) -> str:
+    """``text`` with numbers written in words as digits: a decade ("in the high thirties", "in the 30s" → 38 and
+    35; low 2, mid or none 5, high 8) and tens with ones ("thirty-eight" → 38).
+
+    >>> spelled_numbers("heart rate in the high thirties, RR twenty-two, sats in the low 80s")
+    'heart rate 38, RR 22, sats 82'
+    """
+    def decade(m: re.Match[str]) -> str:
+        return str(_TENS[m["tens"].lower()] + _PART[(m["part"] or "mid").lower()])
+
+    def spelled(m: re.Match[str]) -> str:
+        return str(_TENS[m["tens"].lower()] + (_ONES[m["ones"].lower()] if m["ones"] else 0))
+
+    def digits(m: re.Match[str]) -> str:
+        return str(int(m["tens"]) + _PART[(m["part"] or "mid").lower()])
+
+    return _DIGIT_DECADE.sub(digits, _SPELLED.sub(spelled, _DECADE.sub(decade, text)))
 
 
 def _change_patterns(spec: KeySpec) -> list[tuple[re.Pattern[str], int]]:
@@ -187,7 +218,10 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     for phrase in _phrases(tuple(sorted(s.name for s in specs if s.kind is KeyKind.CATEGORICAL))):
         for m in phrase.pattern.finditer(text):
             if claim(phrase.key, m.start(), m.end()):
-                value: float | str = "no" if phrase.negatable and negated.negates(m.start()) else phrase.value
+                # a denied wording states the other value of a yes/no key: "no beat-to-beat variability" says
+                # yes to the key whose no-wording it is, as "not hypotensive" says stable
+                value: float | str = ({"yes": "no", "no": "yes"}[phrase.value]
+                                      if phrase.negatable and negated.negates(m.start()) else phrase.value)
                 found.append(VocabularyFact(m.start(), m.end(), phrase.key, value))
     numbers: list[VocabularyFact] = []
     for spec in specs:

@@ -90,3 +90,37 @@ def test_a_walk_from_the_roots_that_stops_behind_the_named_step_gives_way_to_the
     beyond = Answer(question="q", route="text2cypher", answer="x", matched_nodes=["res"])  # after it: kept
     assert service._ahead_of("q", beyond) is None
     assert service._ahead_of("q", Answer(question="q", route="text2cypher", answer="x")) is None
+
+
+def test_the_steps_after_a_done_step_are_those_the_facts_allow() -> None:
+    from dkg.qa.current_step import answer_after_done
+
+    answer = answer_after_done(_Graph(), "Infection criteria checked, age 40, ECOG 4: what now?", "g", "1",  # type: ignore[arg-type]
+                               ["crit"], {"age": 40.0, "performance_status": 4.0})
+    assert answer is not None and answer.matched_nodes == ["cie"]
+    assert answer_after_done(_Graph(), "Resection criteria checked, not resectable. Next?", "g", "1",  # type: ignore[arg-type]
+                             ["crit2"], {"resectable": "no"}) is None
+
+
+class _ActionGraph(_Graph):
+    """The chart above with every box an action (what a curator's flowchart of treatment steps is)."""
+
+    def read(self, query: str, params: dict[str, object]) -> list[dict[str, object]]:
+        return [{**row, "action": True} if "action" in row else row for row in super().read(query, params)]
+
+
+def test_an_answer_naming_only_steps_the_question_says_were_done_moves_on_to_the_next(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from dkg.answers import Answer
+    from dkg.qa import service as service_module
+
+    monkeypatch.setattr(service_module, "onboarded_sources", lambda: {"g"})
+    service = service_module.TextToCypherService(graph=_ActionGraph(), rules_only=True)  # type: ignore[arg-type]
+    service._way_ins = {}
+    question = "Infection criteria check done, ECOG 4, age 40. What now?"
+    done = Answer(question=question, route="text2cypher", answer="x", matched_nodes=["crit"],
+                  cypher_params={"guideline": "g", "version": "1"})
+    moved = service._past_done(question, done)
+    assert moved is not None and moved.matched_nodes == ["cie"] and service.last_path == "past_done"
+    assert service._past_done("Infection criteria pending, ECOG 4. What now?", done) is None
+    ahead = done.model_copy(update={"matched_nodes": ["cie"]})
+    assert service._past_done(question, ahead) is None

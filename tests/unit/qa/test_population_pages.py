@@ -1,5 +1,5 @@
-"""A stated population keeps the walk off pages titled for the other one, an unstated one off pages titled for
-any (dkg.qa.pathway); evidence names its page."""
+"""A stated population keeps the walk off pages titled for the other one (and off untitled pages when one titled
+for it is reached), an unstated one off pages titled for any (dkg.qa.pathway); evidence names its page."""
 
 from __future__ import annotations
 
@@ -29,8 +29,11 @@ def test_an_adult_leaves_out_starts_only_on_paediatric_pages() -> None:
     assert other_population_starts(GRAPH, "g", "1", STARTS, "68M, HR 170, wide QRS: next?") == ["child"]  # type: ignore[arg-type]
 
 
-def test_a_child_leaves_out_nothing_titled_for_no_population() -> None:
-    assert other_population_starts(GRAPH, "g", "1", STARTS, "4 y/o, HR 250: next?") == []  # type: ignore[arg-type]
+def test_a_child_prefers_the_pages_titled_for_children_over_untitled_ones() -> None:
+    # the paediatric algorithm is the specialisation for the population stated: the untitled (general) page
+    # yields to it when the facts reach it, and stays when they reach no page titled for children
+    assert other_population_starts(GRAPH, "g", "1", STARTS, "4 y/o, HR 250: next?") == ["adult"]  # type: ignore[arg-type]
+    assert other_population_starts(GRAPH, "g", "1", ["adult"], "4 y/o, HR 250: next?") == []  # type: ignore[arg-type]
 
 
 def test_no_population_stated_leaves_out_starts_only_on_pages_titled_for_one() -> None:
