@@ -11,8 +11,10 @@ Constraints the proposer or the extractor put on the draft are scored before any
 (``datasets/guidelines/<name>/review-<version>.yaml``) is replayed — onboard → review → publish — and its
 hand-written questions (``datasets/qa/<name>_questions.jsonl``) are answered by the rule layer; wall time from
 the PDF to the last answer, accuracy on the development and held-out items (split rule in the README beside
-them), and, with ``--clinician``, the rule layer's accuracy on the shipped guidelines' clinician dev questions
-with the onboarded guideline published (it must not drop). The keys are merged into the results file.
+them; a second, independent set ``<name>_fresh_questions.jsonl``, when present, is scored the same way under
+``<name>.qa_fresh_{dev,heldout}_*``), and, with ``--clinician``, the rule layer's accuracy on the shipped
+guidelines' clinician dev questions with the onboarded guideline published (it must not drop). The keys are merged
+into the results file.
 """
 
 from __future__ import annotations
@@ -241,6 +243,14 @@ def qa_part(out: Path, *, clinician_dev: bool, runs: int = 3) -> None:
                 figures[f"{name}.qa_steps_dev_n"] = len(rows)
                 figures[f"{name}.qa_steps_dev_wrong"] = ",".join(r.id for r in rows if not r.correct)
                 print(f"{name} steps dev: {sum(r.correct for r in rows)}/{len(rows)}")
+            fresh = questions.with_name(f"{name.replace('-', '_')}_fresh_questions.jsonl")
+            if fresh.is_file():  # a second, independent set written by another session (its README), split alike
+                for part, items in zip(("dev", "heldout"), split(load_items(fresh)), strict=True):
+                    rows = run(service, graph, items)
+                    figures[f"{name}.qa_fresh_{part}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
+                    figures[f"{name}.qa_fresh_{part}_n"] = len(rows)
+                    figures[f"{name}.qa_fresh_{part}_wrong"] = ",".join(r.id for r in rows if not r.correct)
+                    print(f"{name} fresh {part}: {sum(r.correct for r in rows)}/{len(rows)}")
             figures[f"{name}.qa_split"] = "held out = every item whose id number is divisible by 3"
             figures[f"{name}.qa_route"] = "rule layer (TextToCypherService rules_only); model not updated"
         if clinician_dev:
