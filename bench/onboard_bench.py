@@ -357,10 +357,11 @@ HELDOUT_DIR = PROJECT_ROOT / "datasets" / "onboarding" / "heldout"
 def heldout_part(out: Path, dev_only: bool = False) -> None:
     """A guideline the onboarding and QA layers were never tuned on, end to end, measured once: PDF -> draft
     (constraint F1 against the hand-made gold, before review) -> the recorded review -> publish -> the
-    hand-written questions (rule layer, then the served model). Its vocabulary and curated topic are put in
-    ``datasets/guidelines/<name>/`` for the run only, as ``dkg publish`` would, and removed afterwards; the
-    published version stays in the graph."""
-    from dkg.evaluation.onboarded_qa import load_items, run
+    hand-written questions (rule layer, then the served model; a second, independent set
+    ``<name>_fresh_questions.jsonl``, when present, by the rule layer per split, keys ``<key>.qa_fresh_*``). Its
+    vocabulary and curated topic are put in ``datasets/guidelines/<name>/`` for the run only, as ``dkg publish``
+    would, and removed afterwards; the published version stays in the graph."""
+    from dkg.evaluation.onboarded_qa import load_items, run, split
     from dkg.graph.drafts import publish, version_state
     from dkg.graph.drafts_replay import load_review, replay
     from dkg.lexicon.topics import reload_topics
@@ -423,6 +424,12 @@ def heldout_part(out: Path, dev_only: bool = False) -> None:
                 rules = run(TextToCypherService(settings, graph=graph, rules_only=True), graph, items,
                             Path(spec["pdf"]).name)
                 answered = time.perf_counter()
+                fresh_path = PROJECT_ROOT / "datasets" / "qa" / f"{name.replace('-', '_')}_fresh_questions.jsonl"
+                fresh_rules = TextToCypherService(settings, graph=graph, rules_only=True)
+                fresh = ({part_name: run(fresh_rules, graph, fresh_items, Path(spec["pdf"]).name)
+                          for part_name, fresh_items in zip(("dev", "heldout"), split(load_items(fresh_path)),
+                                                            strict=True)}
+                         if fresh_path.is_file() else {})
                 model_dir = served_model_dir(settings)
                 with TextToCypherService(settings, graph=graph, model_dir=model_dir) as service:
                     served = run(service, graph, items, Path(spec["pdf"]).name)
@@ -455,6 +462,11 @@ def heldout_part(out: Path, dev_only: bool = False) -> None:
                 wrong = [(r.id, r.answer_boxes, r.verdict, (r.no_answer_reason or "")[:60]) for r in rows
                          if not r.correct]
                 print(f"{name} {route}: {sum(r.correct for r in rows)}/{len(rows)}; wrong: {wrong}")
+            for part_name, rows in fresh.items():  # a second, independent set (its README), rule layer, split alike
+                figures[f"{key}.qa_fresh_{part_name}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
+                figures[f"{key}.qa_fresh_{part_name}_n"] = len(rows)
+                figures[f"{key}.qa_fresh_{part_name}_wrong"] = ",".join(r.id for r in rows if not r.correct)
+                print(f"{name} fresh {part_name}: {sum(r.correct for r in rows)}/{len(rows)}")
             figures[f"{key}.served_model"] = str(model_dir)
             figures[f"{key}.note"] = ("held out: gold and questions written before the page was onboarded, never "
                                       "examined; each run is listed under .runs"
