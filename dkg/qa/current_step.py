@@ -19,7 +19,7 @@ from typing import Any
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
-from dkg.qa.named_step import Box, all_words_in, best_boxes, initialisms, step_boxes, words
+from dkg.qa.named_step import MEETS, Box, all_words_in, best_boxes, initialisms, step_boxes, words
 from dkg.qa.way_in import FactValue, WayIn, holds
 
 # the phrase a question opens with, up to its first punctuation or a word that goes on to say more
@@ -45,6 +45,8 @@ def opening_step(question: str, settings: CurrentStepSettings | None = None) -> 
 
     >>> opening_step("IVAC pt: purulent secretions. What now?"), opening_step("VAC on vent day 4, T 38.7. Event?")
     ('IVAC', 'VAC')
+    >>> opening_step("Pt just triggered a VAC on vent day 4. What next?")
+    'VAC'
     >>> opening_step("Sixty year old man ventilated since Monday. What now?") is None
     True
     >>> opening_step("Should a hypotensive patient at 210 get cardioversion?") is None
@@ -54,7 +56,9 @@ def opening_step(question: str, settings: CurrentStepSettings | None = None) -> 
     match = _OPENING.match(question)
     if match is None or _ASKING.match(question) or not _STATEMENT_END.search(question):
         return None
-    step = " ".join(_PATIENT.sub(" ", match.group("step")).split())
+    # "Pt just triggered a VAC on vent day 4": the step is the one the patient meets
+    step = MEETS.sub("", " ".join(match.group("step").split()))
+    step = " ".join(_PATIENT.sub(" ", step).split())
     return step if words(step) and len(words(step)) <= settings.max_words else None
 
 

@@ -4,11 +4,11 @@ guideline's own boxes.
 A clinician rarely names the chart ("s/p ASA and NTG, 12-lead shows STEMI: where does the chart send him?"), and a
 guideline's topic file holds only the names and hints its curator thought of. The boxes of the published
 guideline hold the words its questions use: drug names, rhythms, procedures. A word is *distinctive* for a
-guideline when it is no English stop word (scikit-learn's list) nor a word every question uses, and no other
-loaded guideline's boxes use it. A question about a guideline shares at least ``min_shared`` distinctive words
-with it and none with any other guideline; anything else (one shared word, or words of two guidelines) implies no
-guideline. Words are compared by their Porter stems (nltk), after the lexicon's shorthand is expanded ("CP" →
-"chest pain").
+guideline when it is no English stop word (spaCy's list) nor a word every question uses, and no other loaded
+guideline's boxes (or curated topic) use it. A question about a guideline shares at least ``min_shared``
+distinctive words with it and ``dominance`` times as many as with any other guideline; anything else (one shared
+word, or as many words of two guidelines) implies no guideline. Words are compared by their Porter stems (nltk),
+after the lexicon's shorthand is expanded ("bio" → "biological").
 
 >>> words = distinctive_words({"cardiac": ["Aspirin 324mg chewed", "NTG 0.4mg SL", "12-Lead ECG"],
 ...                             "kidney": ["Radical nephrectomy", "ECG before surgery"]})
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nltk.stem.porter import PorterStemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from spacy.lang.en.stop_words import STOP_WORDS
 
 from dkg.lexicon import expand_query
 
@@ -42,6 +42,9 @@ class GuidelineWordsSettings:
     (asking, giving, the chart itself) that never count."""
 
     min_shared: int = 2
+    # ... and at least this many times as many as any other guideline ("loading dose" on a cardiac page does not
+    # veto five words of the bio-incident page)
+    dominance: float = 2.0
     question_words: frozenset[str] = frozenset({
         "step", "steps", "give", "given", "start", "started", "chart", "algorithm", "guideline", "protocol",
         "patient", "pt", "treat", "treatment", "consider", "recommend", "recommended", "recommends", "tell",
@@ -72,7 +75,7 @@ def content_words(text: str, settings: GuidelineWordsSettings = DEFAULT_SETTINGS
             words.add(word)
         if joined:
             words.update(p for p in re.split(r"[-/]", word) if len(p) > 1 and p[0].isalpha())
-    skipped = ENGLISH_STOP_WORDS | settings.question_words
+    skipped = STOP_WORDS | settings.question_words
     return frozenset(_stem(w) for w in words if w not in skipped)
 
 
@@ -93,11 +96,11 @@ def question_words(question: str, settings: GuidelineWordsSettings = DEFAULT_SET
 
 def guidelines_by_words(question: str, distinctive: Mapping[str, frozenset[str]],
                         settings: GuidelineWordsSettings = DEFAULT_SETTINGS) -> list[str]:
-    """The one guideline the question shares at least ``min_shared`` distinctive words with and no other
-    guideline shares any with; ``[]`` otherwise."""
+    """The one guideline the question shares at least ``min_shared`` distinctive words with, ``dominance`` times as
+    many as with any other guideline; ``[]`` otherwise."""
     asked = question_words(question, settings)
-    shared = {guideline: asked & words for guideline, words in distinctive.items()}
-    touched = [guideline for guideline, words in shared.items() if words]
-    if len(touched) != 1 or len(shared[touched[0]]) < settings.min_shared:
+    counts = sorted(((len(asked & words), guideline) for guideline, words in distinctive.items()), reverse=True)
+    if not counts or counts[0][0] < settings.min_shared:
         return []
-    return touched
+    runner_up = counts[1][0] if len(counts) > 1 else 0
+    return [counts[0][1]] if counts[0][0] >= settings.dominance * runner_up else []

@@ -50,9 +50,9 @@ STEP_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) 
     r"^(?P<step>[^:?]+?):\s*(?:what|which)\b(?!\s+(?:patients?|people|persons?)\b).*$",
 ))
 # "Pt meets VAC", "meets criteria for X", "X criteria": the step is X (the patient is there)
-_MEETS = re.compile(r"^(?:(?:the\s+)?(?:pt|patient|case)\s+)?(?:now\s+)?(?:meets|met|fulfils|fulfills|satisfies|"
-                    r"qualifies\s+for)\s+(?:the\s+)?(?:criteria\s+(?:for|of)\s+(?:an?\s+)?)?|\s+criteria$",
-                    re.IGNORECASE)
+MEETS = re.compile(r"^(?:(?:the\s+)?(?:pt|patient|case)\s+)?(?:now\s+|just\s+)?(?:meets|met|fulfils|fulfills|"
+                    r"satisfies|qualifies\s+for|triggered|triggers|reached|hit)\s+(?:the\s+)?"
+                    r"(?:criteria\s+(?:for|of)\s+)?(?:an?\s+)?|\s+criteria$", re.IGNORECASE)
 # "<a step the team is at>. <a question about what follows>": the statement names the step
 _SENTENCE_END = re.compile(r"(?<=[.!;])\s+(?=[A-Z])")
 _ASKS_ON = re.compile(r"^(?:what|which|how|where)\b.*\?\s*$", re.IGNORECASE)
@@ -72,7 +72,9 @@ CLASSIFY_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(r"^(?:.*?[.!:;
     r"(?:should|does|would|can|could|will|do)\s+(?:it|this|that|the\s+case|the\s+event)\s+(?:count|qualify|be\s+"
     r"(?:called|classified|reported|counted|labell?ed|coded))\s+" + _AS_STEP,
     r"(?:is|was)\s+(?:it|this|that)\s+(?:now\s+|still\s+|already\s+)?(?:an?\s+)" + _NOT_A_STEP + r"(?P<step>[^?]+?)"
-    r"\s*\?\s*$",
+    r"(?:\s+(?:yet|now|already|still))?\s*\?\s*$",
+    # a note's last line: "… ran 7 days. counts as IVAC?"
+    r"(?:it\s+|this\s+|that\s+)?(?:counts?|qualif(?:y|ies))\s+" + _AS_STEP,
 ))
 ADVISE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(_WHERE_FIRST + p, re.IGNORECASE) for p in (
     r"(?:should|shall|must|can|could|do|would)\s+(?:we|i|you|they|the\s+(?:team|unit|medical\s+team|staff))\s+"
@@ -90,7 +92,8 @@ CONDITIONS_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORE
     r"suggests|indicate|indicates|point\s+to|qualify\s+for|trigger|triggers)\s+(?P<step>.+?)\s*[?.!]*$",
     r"^what\s+(?:defines|qualifies\s+as|counts\s+as)\s+(?P<step>.+?)\s*[?.!]*$",
     # "what does it take to call a VAC?", "what makes it an IVAC?", "when does a VAC become an IVAC?"
-    rf"^what\s+does\s+it\s+take\s+(?:for\s+\w+\s+)?to\s+(?:{_CLASSIFY}|be|declare|reach|meet|make|qualify\s+(?:as|for))"
+    rf"^what\s+does\s+it\s+take\s+(?:for\s+(?:an?\s+|the\s+|this\s+)?[\w-]+\s+)?to\s+(?:be\s+{_CLASSIFY}(?:ed)?|"
+    rf"{_CLASSIFY}|be|declare|reach|meet|make|qualify\s+(?:as|for))"
     r"\s+(?:it\s+|this\s+)?(?:as\s+)?(?:an?\s+)?(?P<step>.+?)\s*[?.!]*$",
     r"^what\s+makes\s+(?:it|this|that|a\s+case|the\s+case)\s+(?:an?\s+)?(?P<step>.+?)\s*[?.!]*$",
     r"^when\s+(?:does|do|is|are|should|would|can|will)\s+.+?\s+(?:become|turn\s+into|progress\s+to|advance\s+to|"
@@ -230,12 +233,12 @@ def named_step_and_form(question: str) -> tuple[str, bool] | None:
     for pattern in STEP_PATTERNS:
         match = pattern.search(text)
         if match:
-            step = _MEETS.sub("", match.group("step").strip(" ,;:-—–"))
+            step = MEETS.sub("", match.group("step").strip(" ,;:-—–"))
             if words(step):
                 return step, False
     sentences = _SENTENCE_END.split(text)
     if len(sentences) >= 2 and _ASKS_ON.match(sentences[-1]):
-        step = _MEETS.sub("", sentences[-2].strip(" .!;"))
+        step = MEETS.sub("", sentences[-2].strip(" .!;"))
         if words(step):
             return step, True
     return None
@@ -266,6 +269,8 @@ def named_action(question: str) -> list[str]:
     (['IVAC'], ['VAC'])
     >>> named_action("Should this count as possible VAP?"), named_action("Is it an IVAC?")
     (['possible VAP'], ['IVAC'])
+    >>> named_action("FiO2 up 0.15 for 2 days. Is this a VAC yet?"), named_action("ran 7 days. counts as IVAC?")
+    (['VAC'], ['IVAC'])
     """
     text = question.strip()
     for pattern in CLASSIFY_PATTERNS:
@@ -355,6 +360,13 @@ def all_words_in(phrase: str, text: str, settings: NamedStepSettings | None = No
     return _hits(said, words(text), (settings or NamedStepSettings()).word_ratio) == len(said)
 
 
+def names_in_full(phrase: str, box: Box) -> bool:
+    """Whether every content word of ``phrase`` is a word of the box or of its initials ("VAC" names
+    "Ventilator-Associated Complication (VAC)")."""
+    own = words(box.content) + initialisms(box.content)
+    return all(w in own for w in words(phrase)) or all_words_in(phrase, box.content)
+
+
 def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSettings | None = None,
                preferred: set[str] | frozenset[str] = frozenset()) -> list[Box]:
     """The boxes ``step`` names best: most of its words in the box, then a box on a ``preferred`` page (one
@@ -407,8 +419,14 @@ def answer_named_step(graph: Graph, question: str, guideline: str, version: str,
     preferred, other = pages_by_population(question, titles)
     leading = [b for b in boxes if b.has_next and (not b.pages or set(b.pages) - other)]
     named = best_boxes(step, question, leading, settings, preferred)
-    if not named and without_where(step) != step:
-        named = best_boxes(without_where(step), question, leading, settings, preferred)
+    core = without_where(step)
+    if core != step:
+        # "VAC on vent day 4": the words before the clause saying where name a box in full, while the whole
+        # phrase's best box (one mentioning days of ventilation) does not hold them: that box is the one named
+        by_core = best_boxes(core, question, leading, settings, preferred)
+        if by_core and (not named or (all(names_in_full(core, b) for b in by_core)
+                                      and not all(names_in_full(core, b) for b in named))):
+            named = by_core
     if not named:
         return None
     params = {**params, "uids": [b.uid for b in named]}

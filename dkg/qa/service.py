@@ -56,6 +56,7 @@ from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
+from dkg.qa.step_match import answer_described_step
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
 from dkg.qa.way_in import WayIn, holds, way_in_facts
@@ -268,6 +269,13 @@ class TextToCypherService:
             return answer
         self.stats["all_beams_invalid"] += 1
         found = about
+        # a question stating no fact of an onboarded guideline that describes one of its steps in its own words
+        # ("PPE running out, countermeasures won't last: what does the chart say?"): that step, before the repair
+        # below reads a step's name into it
+        described = None if facts else self._described_step(question)
+        if described is not None:
+            timings["total"] = (time.perf_counter() - start) * 1000
+            return described.model_copy(update={"timings_ms": timings})
         if len(found) == 1:
             # Repair from the question itself: the same query language, built from the grounded facts
             # and treatment phrase; it still goes through the plan check.
@@ -294,7 +302,7 @@ class TextToCypherService:
                 problems.append(f"repair from the question: {exc}")
         # the walk from the roots could not place the patient: a question opening with the step the patient is at
         # is walked from there
-        from_step = self._from_current_step(question)
+        from_step = self._from_current_step(question) or self._described_step(question)
         timings["total"] = (time.perf_counter() - start) * 1000
         if from_step is not None:
             return from_step.model_copy(update={"timings_ms": timings})
@@ -321,21 +329,25 @@ class TextToCypherService:
         return found
 
     def _guidelines_by_words(self, question: str) -> list[str]:
-        """The onboarded guideline whose boxes share distinctive words with a question that names no guideline
-        topic (:mod:`dkg.qa.guideline_words`: "s/p ASA and NTG, 12-lead shows STEMI: where does the chart send
-        him?"). Words are told apart against every loaded guideline, but only an onboarded one is found this way:
-        a flowchart of presentations (bradycardia, chest pain) is asked about by findings and drugs, while the
-        curated guidelines' topics name their diseases, and a question naming none of those is about another
-        disease ("adamantinoma of the tibia: wide resection or curettage?" is no bone-sarcoma question)."""
-        known = tuple(topic.guideline for topic in guideline_topics())
+        """The onboarded guideline whose boxes (and curated topic) share distinctive words with a question that
+        names no guideline topic (:mod:`dkg.qa.guideline_words`: "s/p ASA and NTG, 12-lead shows STEMI: where does
+        the chart send him?"). Words are told apart against every loaded guideline, but only an onboarded one is
+        found this way: a flowchart of presentations (bradycardia, chest pain) is asked about by findings and
+        drugs, while the curated guidelines' topics name their diseases, and a question naming none of those is
+        about another disease ("adamantinoma of the tibia: wide resection or curettage?" is no bone-sarcoma
+        question)."""
+        topics = guideline_topics()
+        known = tuple(topic.guideline for topic in topics)
         if self._distinctive[0] != known:  # computed once per set of guidelines (a publish adds one)
             texts: dict[str, list[str]] = {}
-            for guideline in known:
+            for topic in topics:
                 try:
-                    version = self.version_of(guideline)
+                    version = self.version_of(topic.guideline)
                 except DKGError:  # not loaded
                     continue
-                texts[guideline] = [box.content for box in step_boxes(self.graph, guideline, version)]
+                # the boxes' words and the curated topic's ("countermeasures", "biological")
+                texts[topic.guideline] = [box.content for box in step_boxes(self.graph, topic.guideline, version)] + [
+                    *(name.alias for name in topic.names), *topic.hints]
             self._distinctive = (known, distinctive_words(texts))
         onboarded = onboarded_sources()
         return [g for g in guidelines_by_words(question, self._distinctive[1]) if g in onboarded]
@@ -447,6 +459,19 @@ class TextToCypherService:
         pt: purulent secretions. What now?") is walked from that step (:mod:`dkg.qa.current_step`); a patient
         described in the clinical lexicon's terms is left to the walk from the roots."""
         return self._answered_by("current_step", self._current_step_answer(question))
+
+    def _described_step(self, question: str) -> Answer | None:
+        """The step of an onboarded guideline a question describes in its own words, when nothing else read it
+        (:mod:`dkg.qa.step_match`: "PPE running out and the countermeasures won't last the week: what does the
+        chart say to do?")."""
+        found = self._step_guideline(question)
+        if len(found) != 1 or found[0] not in onboarded_sources():
+            return None
+        try:
+            answer = answer_described_step(self.graph, question, found[0], self.version_of(found[0]))
+        except DKGError:
+            return None
+        return self._answered_by("described_step", answer)
 
     def _current_step_answer(self, question: str) -> Answer | None:
         found = self._step_guideline(question)

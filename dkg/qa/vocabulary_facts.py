@@ -187,6 +187,22 @@ def _change_patterns(spec: KeySpec) -> list[tuple[re.Pattern[str], int]]:
                         rf"{_NUMBER}\s*{_UNIT}(?![a-z0-9])"), sign)]
 
 
+_UP = r"(?:up|increased|rose|risen|climbed|jumped|went\s+up|bumped(?:\s+up)?)"
+_DOWN = r"(?:down|decreased|fell|fallen|dropped|went\s+down)"
+
+
+def _change_by_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
+    """How the change a key measures is written as its amount ("PEEP up by 3", "FiO2 increased 0.25"): the
+    amount is the key's value, for a key named after a rise (its fall for a key named after a fall)."""
+    rising, falling = spec.name.endswith(_RISE_ENDINGS), spec.name.endswith(_FALL_ENDINGS)
+    if not rising and not falling:
+        return []
+    quantity = spec.name.rsplit("_", 1)[0].replace("_", " ")
+    moved = _UP if rising else _DOWN
+    return [re.compile(rf"{_pattern(quantity).pattern}[^.;?\d]{{0,30}}?\b{moved}\s+(?:by\s+)?{_NUMBER}\s*{_UNIT}"
+                       r"(?![a-z0-9])")]
+
+
 def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     """The facts ``question`` states for the keys ``specs``, in text order (see :func:`find_vocabulary_facts`).
 
@@ -207,6 +223,9 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     >>> wbc = KeySpec("wbc", KeyKind.NUMERIC, "WBC", unit="1/mm**3", minimum=100, maximum=200000, synonyms=("wbc",))
     >>> [(f.key, f.value) for f in read_facts("afebrile, WBC 3.1k", [wbc])]
     [('wbc', 3100.0)]
+    >>> peep = KeySpec("peep_increase", KeyKind.NUMERIC, "PEEP rise", unit="cmH2O", minimum=0, maximum=30)
+    >>> [(f.key, f.value) for f in read_facts("after a stable baseline PEEP went up by 3", [peep])]
+    [('peep_increase', 3.0)]
     """
     text = question.lower()
     negated = negation(question)
@@ -243,6 +262,7 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
         # "4 qualifying antimicrobial days": a number before a synonym that ends in its unit
         patterns += [re.compile(rf"(?<![a-z0-9.]){_NUMBER}()\s*{_pattern(s).pattern}") for s in spec.synonyms
                      if _UNIT_WORDS.get(s.rsplit(" ", 1)[-1]) == spec.unit]
+        patterns += _change_by_patterns(spec)
         own_units = [w for w, unit in _UNIT_WORDS.items() if unit == spec.unit and unit not in _SHARED_UNITS]
         if own_units:
             words = "|".join(re.escape(w) for w in sorted(own_units, key=len, reverse=True))

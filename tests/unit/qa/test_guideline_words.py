@@ -26,10 +26,12 @@ def test_a_question_sharing_two_distinctive_words_is_about_that_guideline() -> N
     assert guidelines_by_words("When does the chart let you give morphine or fentanyl?", words) == ["cardiac"]
 
 
-def test_one_shared_word_or_words_of_two_guidelines_imply_none() -> None:
+def test_one_shared_word_or_as_many_words_of_another_guideline_imply_none() -> None:
     words = distinctive_words(BOXES)
     assert guidelines_by_words("NTG given, what next?", words) == []
-    assert guidelines_by_words("NTG and aspirin given before the nephrectomy", words) == []
+    assert guidelines_by_words("NTG and aspirin before the radical nephrectomy", words) == []
+    # twice as many words of one guideline outweigh a word of another
+    assert guidelines_by_words("NTG and aspirin chewed before the nephrectomy", words) == ["cardiac"]
     assert guidelines_by_words("ECG and treatment done, next step?", words) == []
     assert guidelines_by_words("NTG given, what next?", words, GuidelineWordsSettings(min_shared=1)) == ["cardiac"]
 

@@ -1,0 +1,58 @@
+"""The step a question describes in its own words (dkg.qa.step_match)."""
+
+from __future__ import annotations
+
+from dkg.qa.named_step import Box
+from dkg.qa.step_match import StepMatchSettings, answer_described_step, best_box
+
+# a made-up checklist page (not from any guideline): a header box and the tasks under it
+BOXES = {
+    "start": "Respond to the incident",
+    "log": "Logistics lane",
+    "ppe": "Request additional supplies: protective equipment and countermeasures",
+    "beds": "Dedicate a ward to the incident's cases",
+    "staff": "Rotate staff to avoid exhaustion",
+    "talk": "Provide behavioural health support for anxious personnel",
+}
+ARROWS = [("start", "log"), ("log", "ppe"), ("log", "beds"), ("log", "staff"), ("start", "talk")]
+
+
+class _Graph:
+    def read(self, query: str, params: dict[str, object]) -> list[dict[str, object]]:
+        if "has_next" in query:
+            return [{"uid": uid, "content": text, "pages": ["1"], "page_titles": [""],
+                     "has_next": any(a == uid for a, _ in ARROWS)} for uid, text in BOXES.items()]
+        if "closes_loop" in query:
+            return [{"a": a, "b": b, "arrow": [], "box": [], "action": True, "content": BOXES[b]} for a, b in ARROWS]
+        return []
+
+
+def _boxes() -> list[Box]:
+    return [Box(uid, text, ("1",), False) for uid, text in BOXES.items()]
+
+
+def test_the_box_a_question_describes_clearly_is_found() -> None:
+    found = best_box("We're burning through protective equipment and the countermeasures won't last. What now?",
+                     _boxes())
+    assert found is not None and found.uid == "ppe"
+
+
+def test_one_shared_word_or_no_clear_winner_finds_nothing() -> None:
+    assert best_box("The incident is over. What now?", _boxes()) is None
+    assert best_box("protective equipment, anxious personnel", _boxes(), StepMatchSettings(margin=3.0)) is None
+
+
+def test_a_question_asking_what_a_step_includes_gets_the_steps_under_it() -> None:
+    answer = answer_described_step(_Graph(), "I run the logistics lane. What does it include?", "g", "1")  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["ppe", "beds", "staff"]
+    described = answer_described_step(_Graph(), "Staff anxious: should we offer behavioural health support?",  # type: ignore[arg-type]
+                                       "g", "1")
+    assert described is None  # a yes/no question is no description of a step
+    named = answer_described_step(_Graph(), "Staff anxious and not sleeping: what behavioural health step applies",  # type: ignore[arg-type]
+                                  "g", "1")
+    assert named is not None and named.matched_nodes == ["talk"]
+
+
+def test_a_question_asking_what_follows_a_described_step_gets_the_steps_after_it() -> None:
+    answer = answer_described_step(_Graph(), "What do we do after we respond to the incident?", "g", "1")  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["log", "talk"]
