@@ -56,6 +56,9 @@ MEETS = re.compile(r"^(?:(?:the\s+)?(?:pt|patient|case)\s+)?(?:now\s+|just\s+)?(
 # "<a step the team is at>. <a question about what follows>": the statement names the step
 _SENTENCE_END = re.compile(r"(?<=[.!;])\s+(?=[A-Z])")
 _ASKS_ON = re.compile(r"^(?:what|which|how|where)\b.*\?\s*$", re.IGNORECASE)
+# "which step covers that?": the question describes a step, it names none whose successors it asks for
+_ASKS_WHICH_COVERS = re.compile(r"\b(?:which|what)\s+(?:step|box|part|lane|line|task|action)s?\s+(?:covers?|handles?|"
+                                r"deals?\s+with|address(?:es)?|is\s+for|applies)\b", re.IGNORECASE)
 # "should we X?", "is it appropriate to X?", "should X be considered?": whether a step the question names is advised
 # ("Bradycardia: should we …?": a leading "X:" says where)
 _WHERE_FIRST = r"^(?:[^:?]{1,60}:\s*)?"
@@ -228,8 +231,12 @@ def named_step_and_form(question: str) -> tuple[str, bool] | None:
     ('VAC', True)
     >>> named_step_and_form("IVAC criteria met. Next step in the algorithm?")
     ('IVAC', False)
+    >>> named_step_and_form("Criteria met, but no specimens collected yet. Which step covers that?") is None
+    True
     """
     text = question.strip()
+    if _ASKS_WHICH_COVERS.search(_SENTENCE_END.split(text)[-1]):
+        return None  # "… nobody has collected specimens yet. Which step covers that?" describes the step it asks for
     for pattern in STEP_PATTERNS:
         match = pattern.search(text)
         if match:

@@ -79,13 +79,17 @@ def answer_described_step(graph: Graph, question: str, guideline: str, version: 
     if _YES_NO.search(question.strip()):
         return None
     boxes = step_boxes(graph, guideline, version)
-    best = best_box(question, boxes, settings)
+    contents_asked = _CONTENTS.search(question) is not None
+    # asked what a step includes or what is left of it, the step is one that leads somewhere (a lane's header)
+    best = best_box(question, [b for b in boxes if b.has_next] if contents_asked else boxes, settings)
     if best is None:
         return None
     way_in = WayIn.of(graph, guideline, version)
     uids = [best.uid]
-    if _CONTENTS.search(question) or _AFTER.search(question):
-        done = way_in.done_steps(question) if way_in.says_done(question) else set()
+    done = way_in.done_steps(question) if way_in.says_done(question) else set()
+    # what a step includes, what comes after it, or the step itself said to be done ("initial mitigation
+    # started: which lanes run from here?"): the steps it leads to
+    if contents_asked or _AFTER.search(question) or best.uid in done:
         inside = [e.target for e in way_in.edges.get(best.uid, []) if e.target not in done]
         uids = list(dict.fromkeys(inside)) or uids
     contents = {b.uid: b.content for b in boxes}

@@ -182,9 +182,16 @@ def _change_patterns(spec: KeySpec) -> list[tuple[re.Pattern[str], int]]:
     sign = 1 if spec.name.endswith(_RISE_ENDINGS) else -1 if spec.name.endswith(_FALL_ENDINGS) else 0
     if not sign:
         return []
-    quantity = spec.name.rsplit("_", 1)[0].replace("_", " ")
-    return [(re.compile(rf"{_pattern(quantity).pattern}[^.;?\d]{{0,30}}?(?:from\s+)?{_NUMBER}\s*{_UNIT}{_ARROW}"
-                        rf"{_NUMBER}\s*{_UNIT}(?![a-z0-9])"), sign)]
+    quantity = _pattern(spec.name.rsplit("_", 1)[0].replace("_", " ")).pattern
+    level = r"(?:(?:daily\s+)?min(?:imum)?\s+)?"  # "FiO2 minimum 0.50", "min FiO2 40%"
+    return [(re.compile(rf"{quantity}[^.;?\d]{{0,30}}?(?:from\s+)?{_NUMBER}\s*{_UNIT}{_ARROW}"
+                        rf"{_NUMBER}\s*{_UNIT}(?![a-z0-9])"), sign),
+            # a baseline, then the later value: "FiO2 0.35 / PEEP 5, then FiO2 minimum 0.50" (the quantity named
+            # again) or "FiO2 40% both days of a flat baseline, then 70% minimum" (no other number between)
+            (re.compile(rf"{quantity}\s*{level}{_NUMBER}\s*{_UNIT}(?![a-z0-9])[^.;?]{{0,40}}?\bthen\s+"
+                        rf"(?:\w+\s+){{0,2}}?{quantity}\s*{level}{_NUMBER}\s*{_UNIT}(?![a-z0-9])"), sign),
+            (re.compile(rf"{quantity}\s*{level}{_NUMBER}\s*{_UNIT}(?![a-z0-9])[^.;?\d]{{0,60}}?\bthen\s+"
+                        rf"(?:\w+\s+){{0,2}}?{_NUMBER}\s*{_UNIT}(?![a-z0-9])"), sign)]
 
 
 _UP = r"(?:up|increased|rose|risen|climbed|jumped|went\s+up|bumped(?:\s+up)?)"
@@ -212,6 +219,10 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     ...                synonyms=("antibiotics for", "antibiotic days"))
     >>> [(f.key, round(f.value, 2)) for f in read_facts("FiO2 0.35 -> 0.60, antibiotics x5d", [rise, days])]
     [('fio2_increase', 0.25), ('antibiotic_days', 5.0)]
+    >>> [round(f.value, 2) for f in read_facts("FiO2 0.35 / PEEP 5, then FiO2 minimum 0.50 for 2 days", [rise])]
+    [0.15]
+    >>> [round(f.value, 2) for f in read_facts("min FiO2 40% on a flat baseline, then 70% minimum", [rise])]
+    [0.3]
     >>> [(f.key, f.value) for f in read_facts("continued for 4 antibiotic days", [days])]
     [('antibiotic_days', 4.0)]
     >>> vent = KeySpec("ventilator_day", KeyKind.NUMERIC, "day", unit="day", minimum=0, maximum=365,

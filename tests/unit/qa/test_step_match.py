@@ -56,3 +56,17 @@ def test_a_question_asking_what_a_step_includes_gets_the_steps_under_it() -> Non
 def test_a_question_asking_what_follows_a_described_step_gets_the_steps_after_it() -> None:
     answer = answer_described_step(_Graph(), "What do we do after we respond to the incident?", "g", "1")  # type: ignore[arg-type]
     assert answer is not None and answer.matched_nodes == ["log", "talk"]
+
+
+def test_a_described_step_the_question_says_was_started_gives_the_steps_after_it() -> None:
+    answer = answer_described_step(_Graph(), "Logistics lane started. Which tasks run from here?", "g", "1")  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["ppe", "beds", "staff"]
+
+
+def test_asked_what_is_left_the_step_is_a_header_less_what_was_done() -> None:
+    # "supplies" and "ward" name boxes under the header too; asked what is left, the header (which leads on) is the
+    # step meant, and the task the question says was done is left out
+    answer = answer_described_step(  # type: ignore[arg-type]
+        _Graph(), "Logistics: additional supplies already requested. What is still left in the logistics lane?",
+        "g", "1")
+    assert answer is not None and answer.matched_nodes == ["beds", "staff"]
