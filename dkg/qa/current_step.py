@@ -19,7 +19,7 @@ from typing import Any
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
-from dkg.qa.named_step import MEETS, Box, all_words_in, best_boxes, initialisms, step_boxes, words
+from dkg.qa.named_step import MEETS, best_boxes, names_in_full, step_boxes, words
 from dkg.qa.way_in import FactValue, WayIn, holds
 
 # the phrase a question opens with, up to its first punctuation or a word that goes on to say more
@@ -126,8 +126,7 @@ def answer_from_current_step(graph: Graph, question: str, guideline: str, versio
     if phrase is None or not facts:
         return None
     boxes = step_boxes(graph, guideline, version)
-    named = [b for b in best_boxes(phrase, question, boxes) if all_words_in(phrase, b.content)
-             or _by_initials(phrase, b)]
+    named = [b for b in best_boxes(phrase, question, boxes) if names_in_full(phrase, b)]
     if len(named) != 1:
         return None
     start = named[0]
@@ -174,11 +173,11 @@ def next_after(way_in: WayIn, done: list[str], facts: dict[str, FactValue]) -> l
 
 
 def answer_after_done(graph: Graph, question: str, guideline: str, version: str, done: list[str],
-                      facts: dict[str, FactValue]) -> Answer | None:
+                      facts: dict[str, FactValue], way_in: WayIn | None = None) -> Answer | None:
     """The steps after ``done``, steps the question says were done ("atropine given x3, still bradycardic: what
     now?"), which a walk from the roots that could not use the done steps answered with; None when no arrow
-    the facts allow leaves them."""
-    way_in = WayIn.of(graph, guideline, version)
+    the facts allow leaves them. ``way_in``: the version's arrows when the caller has read them already."""
+    way_in = way_in or WayIn.of(graph, guideline, version)
     after = next_after(way_in, done, facts)
     if not after:
         return None
@@ -193,10 +192,6 @@ def answer_after_done(graph: Graph, question: str, guideline: str, version: str,
                   cypher_params={"guideline": guideline, "version": version, "start": done[0],
                                  "uids": [r["uid"] for r in rows]},
                   rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence)
-
-
-def _by_initials(phrase: str, box: Box) -> bool:
-    return all(w in words(box.content) or w in initialisms(box.content) for w in words(phrase))
 
 
 def _number(value: FactValue) -> str:

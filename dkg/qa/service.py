@@ -468,7 +468,9 @@ class TextToCypherService:
         if len(found) != 1 or found[0] not in onboarded_sources():
             return None
         try:
-            answer = answer_described_step(self.graph, question, found[0], self.version_of(found[0]))
+            version = self.version_of(found[0])
+            answer = answer_described_step(self.graph, question, found[0], version,
+                                           way_in=self._way_in(found[0], version))
         except DKGError:
             return None
         return self._answered_by("described_step", answer)
@@ -514,7 +516,7 @@ class TextToCypherService:
             return None
         stated = self._stated(question, [guideline])
         return self._answered_by("past_done", answer_after_done(self.graph, question, guideline, version,
-                                                                list(answer.matched_nodes), stated))
+                                                                list(answer.matched_nodes), stated, way_in))
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

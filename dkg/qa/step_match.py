@@ -73,9 +73,10 @@ def best_box(question: str, boxes: list[Box], settings: StepMatchSettings | None
 
 
 def answer_described_step(graph: Graph, question: str, guideline: str, version: str,
-                          settings: StepMatchSettings | None = None) -> Answer | None:
+                          settings: StepMatchSettings | None = None, way_in: WayIn | None = None) -> Answer | None:
     """The box the question describes (or, asked what it includes, the steps it leads to); None when the
-    question asks yes or no, or describes no box clearly."""
+    question asks yes or no, or describes no box clearly. ``way_in``: the version's arrows when the caller has
+    read them already."""
     if _YES_NO.search(question.strip()):
         return None
     boxes = step_boxes(graph, guideline, version)
@@ -84,7 +85,7 @@ def answer_described_step(graph: Graph, question: str, guideline: str, version: 
     best = best_box(question, [b for b in boxes if b.has_next] if contents_asked else boxes, settings)
     if best is None:
         return None
-    way_in = WayIn.of(graph, guideline, version)
+    way_in = way_in or WayIn.of(graph, guideline, version)
     uids = [best.uid]
     done = way_in.done_steps(question) if way_in.says_done(question) else set()
     # what a step includes, what comes after it, or the step itself said to be done ("initial mitigation

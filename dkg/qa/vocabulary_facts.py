@@ -145,44 +145,56 @@ def _shorthand_expanded(question: str) -> str:
     return spelled_numbers(expand_query(question).text)
 
 
-_TENS = {"twent": 20, "thirt": 30, "fort": 40, "fift": 50, "sixt": 60, "sevent": 70, "eight": 80, "ninet": 90}
-_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-_TENS_WORD = r"(?P<tens>twent|thirt|fort|fift|sixt|sevent|eight|ninet)"
-# "in the high thirties" (a rate given as a decade: low 2, mid 5, high 8), "thirty-eight"
-_DECADE = re.compile(rf"\b(?:in\s+the\s+)?(?:(?P<part>low|lower|mid|middle|high|upper)[\s-]*)?{_TENS_WORD}ies\b",
-                     re.IGNORECASE)
-_SPELLED = re.compile(rf"\b{_TENS_WORD}y(?:[\s-]+(?P<ones>{'|'.join(_ONES)}))?\b", re.IGNORECASE)
-_DIGIT_DECADE = re.compile(r"\b(?:in\s+the\s+)?(?:(?P<part>low|lower|mid|middle|high|upper)[\s-]*)?"
-                           r"(?P<tens>[1-9]0)'?s\b", re.IGNORECASE)
 _PART = {"low": 2, "lower": 2, "mid": 5, "middle": 5, "high": 8, "upper": 8}
+_PART_WORDS = r"(?:(?P<part>low|lower|mid|middle|high|upper)[\s-]*)?"
+_DIGIT_DECADE = re.compile(rf"\b(?:in\s+the\s+)?{_PART_WORDS}(?P<tens>[1-9]0)'?s\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _number_words() -> tuple[dict[str, int], re.Pattern[str], re.Pattern[str]]:
+    """The clinical lexicon's number words (``numbers``: "thirty" → 30), with the decades they make ("thirties"),
+    and the patterns of a decade ("in the high thirties") and of tens with ones ("thirty-eight")."""
+    from dkg.lexicon.clinical import clinical_lexicon
+
+    numbers = {word.lower(): value for word, value in clinical_lexicon().data.numbers.items()}
+    tens = {w: v for w, v in numbers.items() if 20 <= v < 100 and v % 10 == 0}
+    ones = {w: v for w, v in numbers.items() if 0 < v < 10}
+    decades = {w[:-1] + "ies": v for w, v in tens.items() if w.endswith("y")}
+
+    def either(words: dict[str, int]) -> str:
+        return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+    decade = re.compile(rf"\b(?:in\s+the\s+)?{_PART_WORDS}(?P<tens>{either(decades)})\b", re.IGNORECASE)
+    spelled = re.compile(rf"\b(?P<tens>{either(tens)})(?:[\s-]+(?P<ones>{either(ones)}))?\b", re.IGNORECASE)
+    return {**numbers, **decades}, decade, spelled
 
 
 def spelled_numbers(text: str) -> str:
-    """``text`` with numbers written in words as digits: a decade ("in the high thirties", "in the 30s" → 38 and
-    35; low 2, mid or none 5, high 8) and tens with ones ("thirty-eight" → 38).
+    """``text`` with numbers written in words as digits (the clinical lexicon's number words, read anywhere,
+    where the lexicon reads them only next to a fact it knows): a decade ("in the high thirties", "in the 30s" →
+    38 and 35; low 2, mid or none 5, high 8) and tens with ones ("thirty-eight" → 38).
 
     >>> spelled_numbers("heart rate in the high thirties, RR twenty-two, sats in the low 80s")
     'heart rate 38, RR 22, sats 82'
     """
-    def decade(m: re.Match[str]) -> str:
-        return str(_TENS[m["tens"].lower()] + _PART[(m["part"] or "mid").lower()])
+    values, decade, spelled = _number_words()
 
-    def spelled(m: re.Match[str]) -> str:
-        return str(_TENS[m["tens"].lower()] + (_ONES[m["ones"].lower()] if m["ones"] else 0))
+    def part(m: re.Match[str]) -> int:
+        return _PART[(m["part"] or "mid").lower()]
 
-    def digits(m: re.Match[str]) -> str:
-        return str(int(m["tens"]) + _PART[(m["part"] or "mid").lower()])
-
-    return _DIGIT_DECADE.sub(digits, _SPELLED.sub(spelled, _DECADE.sub(decade, text)))
+    text = decade.sub(lambda m: str(values[m["tens"].lower()] + part(m)), text)
+    text = spelled.sub(lambda m: str(values[m["tens"].lower()] + (values[m["ones"].lower()] if m["ones"] else 0)),
+                       text)
+    return _DIGIT_DECADE.sub(lambda m: str(int(m["tens"]) + part(m)), text)
 
 
 def _change_patterns(spec: KeySpec) -> list[tuple[re.Pattern[str], int]]:
     """How the change a key measures is written as two values ("FiO2 0.35 -> 0.60", "PEEP went from 5 to 8"),
     with the sign of B - A; none for a key whose name says no change."""
-    sign = 1 if spec.name.endswith(_RISE_ENDINGS) else -1 if spec.name.endswith(_FALL_ENDINGS) else 0
+    sign = _change_sign(spec)
     if not sign:
         return []
-    quantity = _pattern(spec.name.rsplit("_", 1)[0].replace("_", " ")).pattern
+    quantity = _pattern(_quantity(spec)).pattern
     level = r"(?:(?:daily\s+)?min(?:imum)?\s+)?"  # "FiO2 minimum 0.50", "min FiO2 40%"
     return [(re.compile(rf"{quantity}[^.;?\d]{{0,30}}?(?:from\s+)?{_NUMBER}\s*{_UNIT}{_ARROW}"
                         rf"{_NUMBER}\s*{_UNIT}(?![a-z0-9])"), sign),
@@ -201,13 +213,22 @@ _DOWN = r"(?:down|decreased|fell|fallen|dropped|went\s+down)"
 def _change_by_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
     """How the change a key measures is written as its amount ("PEEP up by 3", "FiO2 increased 0.25"): the
     amount is the key's value, for a key named after a rise (its fall for a key named after a fall)."""
-    rising, falling = spec.name.endswith(_RISE_ENDINGS), spec.name.endswith(_FALL_ENDINGS)
-    if not rising and not falling:
+    sign = _change_sign(spec)
+    if not sign:
         return []
-    quantity = spec.name.rsplit("_", 1)[0].replace("_", " ")
-    moved = _UP if rising else _DOWN
-    return [re.compile(rf"{_pattern(quantity).pattern}[^.;?\d]{{0,30}}?\b{moved}\s+(?:by\s+)?{_NUMBER}\s*{_UNIT}"
-                       r"(?![a-z0-9])")]
+    moved = _UP if sign > 0 else _DOWN
+    return [re.compile(rf"{_pattern(_quantity(spec)).pattern}[^.;?\d]{{0,30}}?\b{moved}\s+(?:by\s+)?{_NUMBER}\s*"
+                       rf"{_UNIT}(?![a-z0-9])")]
+
+
+def _change_sign(spec: KeySpec) -> int:
+    """+1 for a key named after a rise (``fio2_increase``), -1 after a fall (``sbp_drop``), else 0."""
+    return 1 if spec.name.endswith(_RISE_ENDINGS) else -1 if spec.name.endswith(_FALL_ENDINGS) else 0
+
+
+def _quantity(spec: KeySpec) -> str:
+    """The quantity whose change a key measures, in words (``fio2_increase`` → "fio2")."""
+    return spec.name.rsplit("_", 1)[0].replace("_", " ")
 
 
 def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
