@@ -492,16 +492,20 @@ def _label_bridges(labels: list[RawBox], segments: list[Segment], arrowheads: li
     near = settings.label_on_connector
     for label in labels:
         centre = label.bbox.center
-        touching = 0
+        heads = [head for head in arrowheads if head.bbox.distance_to_box(label.bbox) <= near]
+        # a scanned arrowhead's outline, traced as strokes, leaves ends in the head: with no other end at the
+        # label, no line leaves it and the arrow still points through it
+        outlines = [head.bbox.expand(TOUCH_TOL) for head in heads]
+        touching = leaving = 0
         for seg in segments:
             for point in (seg.a, seg.b):
                 if label.bbox.distance_to_point(point) <= near:
                     bridges.append(Segment(point, centre))
                     touching += 1
-        heads = [head for head in arrowheads if head.bbox.distance_to_box(label.bbox) <= near]
+                    leaving += not any(outline.contains_point(point) for outline in outlines)
         for head in heads:
             bridges.append(Segment(head.bbox.center, centre))
-        if len(heads) == 1 and touching <= 1:
+        if len(heads) == 1 and (touching <= 1 or leaving == 0):
             target = _box_in_front(label.bbox, heads[0], boxes, settings)
             if target is not None:
                 box = boxes[target].bbox

@@ -181,10 +181,11 @@ class ScanSettings:
     # outlines (``dkg.parsing.settings.SCANNED_SETTINGS``), they must not merge as pieces of one box; its
     # connectors are traced networks, so stroke ends on two sides of a branch word are a line broken for it; a
     # label's OCR box is cut from a word read glued to its arrow, so it may stand a little further from the
-    # strokes than a born-digital label's (smog-46 ``YES`` 11 pt from the head pointing
-    # at it); cells of a table row found by their insides overlap by their two grown borders and their tops differ
-    # by a scan's wobble; a chevron's tip is the lowest point of the box's inside, its outline and a gap below it
-    pipeline_assembly: AssemblySettings = AssemblySettings(label_broken_line_scanned=True, label_on_connector=12.0,
+    # strokes than a born-digital label's (smog-46 ``YES`` 11 pt from the head pointing at it; smog-41 ``No``
+    # 13.2 pt from the line it interrupts, cut from ``—No``); cells of a table row found by their insides overlap
+    # by their two grown borders and their tops differ by a scan's wobble; a chevron's tip is the lowest point of
+    # the box's inside, its outline and a gap below it
+    pipeline_assembly: AssemblySettings = AssemblySettings(label_broken_line_scanned=True, label_on_connector=14.0,
                                                            row_overlap=2.5, row_align_tol=3.0, pointer_reach=24.0)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -507,36 +508,54 @@ def drop_tall_noise(data: dict[str, list[Any]], settings: ScanSettings) -> dict[
 
 
 _ARROW_READS = re.escape("<>\u2014\u2013\u2190\u2192-=+\u00ab\u00bb~_|")  # what tesseract makes of an arrow
-# a word read as arrow signs (and a stray small letter for its head) before or after a label
-_GLUED = re.compile(rf"([{_ARROW_READS}]+[a-z]?)?([A-Za-z]+)([{_ARROW_READS}]+)?")
+
+
+def glued_label(word: str, is_label: Callable[[str], bool]) -> tuple[int, int] | None:
+    """Where the branch label lies in a word read glued to the line or arrow it stands on (``<—yYES``,
+    ``—No``, ``+Nno—``): the label's start and end in ``word``, or None when the word is no such reading. Signs
+    must stand on at least one side; a letter right after the leading signs is taken for the arrow's head only
+    when the label is a branch word without it (never a letter before trailing signs: ``Now—`` is no ``No``).
+    A word without signs is left alone.
+
+    >>> is_label = lambda text: text.lower() in {"yes", "no", "or"}
+    >>> [glued_label(w, is_label) for w in ("<\u2014yYES", "\u2014No", "+Nno\u2014", "No", "Now\u2014", "OR")]
+    [(3, 6), (1, 3), (2, 4), None, None, None]
+    """
+    signs = f"[{_ARROW_READS}]"
+    lead = re.match(rf"{signs}+", word)
+    trail = re.search(rf"{signs}+$", word)
+    start, end = (lead.end() if lead else 0), (trail.start() if trail else len(word))
+    if (start == 0 and end == len(word)) or start >= end or not word[start:end].isalpha():
+        return None
+    candidates = [(start, end)] + ([(start + 1, end)] if lead and end - start > 1 else [])
+    return next(((a, b) for a, b in candidates if is_label(word[a:b])), None)
 
 
 def unglued_branch_labels(data: dict[str, list[Any]], settings: ScanSettings) -> dict[str, list[Any]]:
-    """The word table with each branch label read glued to the arrow running into it (``<—yYES``: the shaft and
-    head read as signs and a stray letter, which costs the word its confidence) cut down to the label: the word's
-    box keeps the label's share of its width, and it counts as read with ``min_free_conf``.
+    """The word table with each branch label read glued to the line or arrow it stands on (``<—yYES``: the
+    shaft and head read as signs and a stray letter; ``—No``: the line's end read as a dash) cut down to the
+    label (:func:`glued_label`): the word's box keeps the label's share of its width, so the strokes on either
+    side stand clear of it, and a label read with less than ``min_free_conf`` (the glued signs cost it its
+    confidence) counts as read with it when it reached ``glued_label_min_conf``.
 
-    >>> d = {"text": ["<\u2014yYES", "<+\u2014", "Yes"], "conf": [46, 23, 30], "left": [0, 50, 90], "top": [0, 0, 0],
-    ...      "width": [60, 20, 30], "height": [10, 10, 10]}
+    >>> d = {"text": ["<\u2014yYES", "<+\u2014", "Yes", "\u2014No"], "conf": [46, 23, 30, 91],
+    ...      "left": [0, 50, 90, 120], "top": [0, 0, 0, 0], "width": [60, 20, 30, 30], "height": [10, 10, 10, 10]}
     >>> out = unglued_branch_labels(d, ScanSettings())
     >>> out["text"], out["conf"], out["left"], out["width"]
-    (['YES', '<+\u2014', 'Yes'], [50.0, 23, 30], [30, 50, 90], [30, 20, 30])
+    (['YES', '<+\u2014', 'Yes', 'No'], [50.0, 23, 30, 91.0], [30, 50, 90, 130], [30, 20, 30, 20])
     """
     assembly = settings.pipeline_assembly
     out = {k: list(v) for k, v in data.items()}
     for i, raw in enumerate(data.get("text", [])):
         word = str(raw).strip()
         conf = float(data["conf"][i])
-        match = _GLUED.fullmatch(word)
-        if (match is None or not (match.group(1) or match.group(3)) or conf >= settings.min_free_conf
-                or conf < settings.glued_label_min_conf or not match.group(2).isupper()
-                or not assembly.is_branch_label(match.group(2))):
+        span = glued_label(word, assembly.is_branch_label) if conf >= settings.glued_label_min_conf else None
+        if span is None:
             continue
-        label = match.group(2)
         left, width = int(data["left"][i]), int(data["width"][i])
-        start = left + round(width * match.start(2) / len(word))
-        end = left + round(width * match.end(2) / len(word))
-        out["text"][i], out["conf"][i] = label, settings.min_free_conf
+        start = left + round(width * span[0] / len(word))
+        end = left + round(width * span[1] / len(word))
+        out["text"][i], out["conf"][i] = word[span[0]:span[1]], max(conf, float(settings.min_free_conf))
         out["left"][i], out["width"][i] = start, end - start
     return out
 

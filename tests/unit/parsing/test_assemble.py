@@ -245,3 +245,20 @@ def test_scanned_dashed_elbow_with_its_corner_lost_still_carries_its_sources_flo
     tokens = word("Aa", 90, 110) + word("Tt", 340, 110) + word("Bb", 90, 210)
     layout = assemble(scanned(boxes, segs, [right_head(300, 120)], tokens))
     assert edges(layout) == {("Aa", "Tt"), ("Bb", "Tt")}
+
+
+def test_scanned_arrow_into_a_branch_word_before_a_box_reaches_the_box_when_its_head_is_traced() -> None:
+    # Q's arrow points down at the branch word NO standing just above box O (smog-46 scanned: "Chest Pain /
+    # SOB / Dizziness?" → NO → "Observe"). The scan traced the arrowhead's outline as short strokes, so their
+    # ends lie at the word as well as the shaft's; none of them leads on, so the arrow passes through the word
+    # into O, labelled NO.
+    from dkg.parsing.scan.settings import DEFAULT_SETTINGS as SCAN
+
+    boxes = [rect(50, 40, 150, 80), rect(50, 188, 150, 228)]
+    segs = [Segment((100, 80), (100, 160)),                                           # the shaft
+            Segment((97, 160), (103, 160)), Segment((97, 160), (100, 167)), Segment((103, 160), (100, 167))]
+    tokens = word("Qq", 90, 55) + word("NO", 95, 174, 8) + word("Oo", 90, 200)
+    layout = assemble(scanned(boxes, segs, [head(100, 167)], tokens), SCAN.pipeline_assembly)
+    assert edges(layout) == {("Qq", "Oo")}
+    connector = layout.connectors[0]
+    assert [b.lines[0].plain for blocks in connector.labels.values() for b in blocks] == ["NO"]
