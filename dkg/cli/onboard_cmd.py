@@ -332,7 +332,8 @@ def history_command(guideline: str = GUIDELINE, version: str = VERSION) -> None:
 def discard_command(guideline: str = GUIDELINE, version: str = VERSION, who: str | None = WHO,
                     reason: str = REASON) -> None:
     """Delete a draft, its items and its onboarding files in one step (audited; the audit trail stays), so the
-    version can be onboarded again, e.g. with other pages. A published version is unpublished first."""
+    version can be onboarded again, e.g. with other pages. A published version is no draft: `dkg unpublish` it
+    first."""
     from dkg.graph.db import open_graph
     from dkg.graph.onboard import discard_onboarding
 

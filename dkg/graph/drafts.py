@@ -164,7 +164,8 @@ def draft_items(graph: Graph, guideline: str, version: str) -> list[DraftItem]:
         if not draft:
             drafts = ", ".join(f"{r['guideline']} {r['version']}" for r in list_drafts(graph)) or "none"
             raise UnknownDraftError(f"no draft of {guideline} {version}"
-                                  + (" (it is published)" if published else "") + f"; drafts: {drafts}")
+                                  + (f" (it is published: `dkg unpublish {guideline} {version}` makes it a draft "
+                                     "again)" if published else "") + f"; drafts: {drafts}")
     return [DraftItem(item=r["item"], kind=r["kind"], content=r["content"] or "",
                       constraints=list(r["constraints"] or []), head=r["head"] or "", tail=r["tail"] or "",
                       page=r["page"] or "", entry=r["entry"] or "", status=r["status"], order=r["order"] or 0,
@@ -520,7 +521,8 @@ def publish(graph: Graph, guideline: str, version: str, *, who: str | None = Non
 def discard(graph: Graph, guideline: str, version: str, *, who: str | None = None, reason: str = "") -> int:
     """Delete a draft and all its items in one transaction, audited (the audit trail stays): a draft of the wrong
     pages, or one a curator gives up, so that the version can be onboarded again. Returns the items deleted; an
-    :class:`UnknownDraftError` when there is no such draft (a published version is unpublished first)."""
+    :class:`UnknownDraftError` when there is no such draft (a published version has none until it is
+    unpublished)."""
     items = draft_items(graph, guideline, version)
     record = _action("discard", who, reason, before={"items": len(items), "pending": len(pending(items))})
     q = named_queries("onboard")

@@ -184,6 +184,8 @@ def test_review_then_publish_and_clinicians_see_the_version(client: TestClient) 
     assert sorted(n["content"] for n in nodes) == ["Assess the review-web patient", "Give the review-web drug",
                                                     "Observe and recheck the review-web patient"]
     assert client.get(DRAFT, headers=CURATOR).status_code == 404  # the draft is gone
+    kept = client.post(f"{DRAFT}/discard", headers=CURATOR, json={})  # a published version is no draft
+    assert kept.status_code == 404 and f"dkg unpublish {NAME} {VERSION}" in kept.json()["error"]["message"]
     history = client.get(f"{DRAFT}/history", headers=CURATOR).json()
     assert history[-1]["action"] == "publish" and history[-1]["who"] == "api:rita"
     assert {h["who"] for h in history if h["action"] == "accept"} == {"api:rita"}
