@@ -396,12 +396,18 @@ def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str
     """Make a fully reviewed draft visible to clinicians, atomically (refused while items are pending)."""
     from dkg.graph.db import open_graph
     from dkg.graph.drafts import publish
+    from dkg.lexicon.topics import names_kept_by_others
 
     with open_graph() as graph:
         build = publish(graph, guideline, version, who=who, reason=reason)
         counts = build.counts()
         echo(f"published {guideline} {version}: {counts['nodes']} nodes, {counts['decision']} decision, "
              f"{counts['relations']} relations")
+        for name, other in names_kept_by_others(guideline, build.page_titles.values()).items():
+            echo(f"note: '{name}' (a flowchart title of its pages) names {other} already, so this guideline's "
+                 f"topic leaves it out and questions naming it are answered from {other}; other questions reach "
+                 f"{guideline} by the names in datasets/guidelines/{guideline}/topic.yaml, or when the words of its "
+                 f"boxes set it apart")
         if reindex:
             _reindex(graph)
         generated = (questions or train) and _questions(graph, guideline, version)

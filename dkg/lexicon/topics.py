@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -175,6 +176,14 @@ def title_names(titles: list[str], taken: set[str]) -> list[str]:
         if len(head) >= 4 and _PLAIN_WORDS.match(head) and head not in taken:
             names.append(head)
     return list(dict.fromkeys(names))
+
+
+def names_kept_by_others(guideline: str, titles: Iterable[str]) -> dict[str, str]:
+    """The heads of ``titles`` (:func:`title_names`) that another loaded guideline's topic names, each with that
+    guideline: questions using such a name go to the other guideline, so :func:`propose_onboarded_topic` leaves
+    it out of this one's topic (publishing says so)."""
+    owners = {n.alias.lower(): t.guideline for t in guideline_topics() if t.guideline != guideline for n in t.names}
+    return {head: owners[head] for head in title_names(list(titles), set()) if head in owners}
 
 
 def propose_onboarded_topic(guideline: str, title: str, wordings: list[str], taken: set[str],

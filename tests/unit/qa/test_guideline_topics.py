@@ -10,7 +10,7 @@ import yaml
 
 from dkg.corpus.model import GUIDELINES_DIR, discover, load_guideline
 from dkg.lexicon.errors import LexiconError
-from dkg.lexicon.topics import TopicsData, build_topics, known_guidelines, load_topics_data
+from dkg.lexicon.topics import TopicsData, build_topics, known_guidelines, load_topics_data, names_kept_by_others
 from dkg.qa.facts import detect_guidelines, unknown_diseases
 from dkg.qa.queries import GUIDELINES
 
@@ -78,3 +78,11 @@ def test_all_in_lower_case_names_the_disease_where_the_words_round_it_say_so(que
 ])
 def test_all_as_an_ordinary_word_names_no_leukemia(question: str) -> None:
     assert "ALL" not in detect_guidelines(question)
+
+
+def test_a_flowchart_title_another_guideline_is_named_by_is_reported_as_kept_by_it() -> None:
+    # a second bradycardia algorithm: "bradycardia" names the shipped cardiac-smog already, so questions naming it
+    # go there and publishing the new one says so; a title no topic uses is the new guideline's own
+    kept = names_kept_by_others("brady-other", ["BRADYCARDIA with PULSE", "ACUTE STROKE with onset < 24 h"])
+    assert kept == {"bradycardia": "cardiac-smog"}
+    assert names_kept_by_others("cardiac-smog", ["BRADYCARDIA with PULSE"]) == {}
