@@ -146,6 +146,9 @@ class VocabularyFile(BaseModel):
     domains: dict[Annotated[str, Field(pattern=KEY_PATTERN)], DomainEntry] = {}
     uses_domains: list[StrictStr] = []
     """Guideline files only: the domains whose base keys the guideline reads (its own keys join them)."""
+    uses_keys: list[Annotated[str, Field(pattern=KEY_PATTERN)]] = []
+    """Guideline files only: keys another guideline's file defines that this guideline's constraints use (a
+    second bradycardia algorithm testing the cardiac charts' ``heart_rate``); written on publishing."""
     proposal_units: dict[StrictStr, StrictStr] = {}
     """Phrase in a new key's name → the unit to propose when the box states none (``glucose: mg/dL``)."""
     keys: dict[Annotated[str, Field(pattern=KEY_PATTERN)], Entry] = {}
@@ -262,6 +265,13 @@ def merge(base: VocabularyFile, guidelines: Iterable[tuple[str, VocabularyFile]]
             if isinstance(entry, NumericEntry):
                 check_unit(entry.unit, name, where, base.units)
             merged[name] = to_spec(name, entry, guideline, domains)
+    for guideline, file in guidelines:
+        unknown = sorted(k for k in file.uses_keys if k not in merged or merged[k].source in ("base", guideline))
+        if unknown:
+            raise VocabularyError(
+                f"vocabulary of guideline {guideline!r}: `uses_keys:` lists {', '.join(map(repr, unknown))}, which no "
+                "other guideline's vocabulary file defines; list only keys of other guidelines (its own go under "
+                "`keys:`, base keys come with `uses_domains:`)")
     return merged
 
 
@@ -285,6 +295,7 @@ def reload_vocabulary(base_file: Path = BASE_FILE, root: Path = GUIDELINES_ROOT)
     proposal_units.cache_clear()
     base_units.cache_clear()
     base_domains.cache_clear()
+    _uses_by_guideline.cache_clear()
     return VOCABULARY
 
 
@@ -304,6 +315,23 @@ def proposal_units(base_file: Path = BASE_FILE) -> dict[str, str]:
 def base_domains(base_file: Path = BASE_FILE) -> dict[str, DomainEntry]:
     """The domains the base vocabulary defines (name → description, cue words, threshold)."""
     return dict(read_file(base_file).domains)
+
+
+def used_keys(guideline: str, root: Path = GUIDELINES_ROOT) -> tuple[str, ...]:
+    """The ``uses_keys`` of a guideline's vocabulary file: other guidelines' keys its constraints use (none
+    without a file)."""
+    return _uses_by_guideline(root).get(guideline, ())
+
+
+@cache
+def _uses_by_guideline(root: Path = GUIDELINES_ROOT) -> dict[str, tuple[str, ...]]:
+    """Guideline → its file's ``uses_keys``, for the files that list any (read once per vocabulary reload)."""
+    out = {}
+    for guideline, path in guideline_files(root):
+        listed = tuple(dict.fromkeys(read_file(path).uses_keys))
+        if listed:
+            out[guideline] = listed
+    return out
 
 
 def declared_domains(guideline: str, root: Path = GUIDELINES_ROOT) -> tuple[str, ...] | None:
@@ -395,11 +423,17 @@ ONBOARDED_MARK = "topic.yaml"
 """The file an onboarded guideline's folder holds instead of YAML sources (read by dkg/lexicon/topics.py)."""
 
 
+def onboarded_guidelines(root: Path = GUIDELINES_ROOT) -> frozenset[str]:
+    """Every guideline onboarded from a PDF (its folder has a ``topic.yaml``), by name, whether or not it brought
+    keys of its own (:func:`onboarded_sources` holds only those that did)."""
+    return frozenset(p.parent.name for p in root.glob(f"*/{ONBOARDED_MARK}")) if root.is_dir() else frozenset()
+
+
 def onboarded_sources(root: Path = GUIDELINES_ROOT) -> frozenset[str]:
     """Guidelines whose vocabulary came from onboarding a PDF (their folder has a ``topic.yaml``), by name.
 
     Their keys are read by the question-answering rule layer from their vocabulary entries
     (:mod:`dkg.qa.vocabulary_facts`); the constraint extractor's fixed phrases leave them out, so the shipped
     guidelines' extraction does not change when a guideline is onboarded."""
-    return frozenset(s.source for s in VOCABULARY.values()
-                     if s.source != "base" and (root / s.source / ONBOARDED_MARK).is_file())
+    own = {s.source for s in VOCABULARY.values() if s.source != "base"}
+    return frozenset(g for g in own | set(_uses_by_guideline(root)) if (root / g / ONBOARDED_MARK).is_file())

@@ -397,13 +397,19 @@ def publish_command(guideline: str = GUIDELINE, version: str = VERSION, who: str
     from dkg.graph.db import open_graph
     from dkg.graph.drafts import publish
     from dkg.lexicon.topics import names_kept_by_others
+    from dkg.vocabulary import onboarded_guidelines
 
     with open_graph() as graph:
         build = publish(graph, guideline, version, who=who, reason=reason)
         counts = build.counts()
         echo(f"published {guideline} {version}: {counts['nodes']} nodes, {counts['decision']} decision, "
              f"{counts['relations']} relations")
+        onboarded = onboarded_guidelines()
         for name, other in names_kept_by_others(guideline, build.page_titles.values()).items():
+            if other in onboarded:
+                echo(f"note: '{name}' (a flowchart title of its pages) names {other} too: questions naming it are "
+                     f"answered from both, side by side")
+                continue
             echo(f"note: '{name}' (a flowchart title of its pages) names {other} already, so this guideline's "
                  f"topic leaves it out and questions naming it are answered from {other}; other questions reach "
                  f"{guideline} by the names in datasets/guidelines/{guideline}/topic.yaml, or when the words of its "

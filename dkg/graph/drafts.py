@@ -41,11 +41,14 @@ from dkg.vocabulary import (
     VocabularyError,
     base_units,
     check_unit,
+    onboarded_guidelines,
     parse_file,
     reload_vocabulary,
 )
 
 PENDING, ACCEPTED, EDITED, REJECTED = "pending", "accepted", "edited", "rejected"
+# what ends a constraint's key: 'heart_rate<60' → heart_rate, 'age in [40,64]' → age
+_CONSTRAINT_KEY = re.compile(r"\s+in\s+|!=|<=|>=|=|<|>")
 Action = Literal["accept", "edit", "reject"]
 _STATUS_OF: dict[str, str] = {"accept": ACCEPTED, "edit": EDITED, "reject": REJECTED}
 _CONSTRAINT_TEXT = re.compile(r"^(?P<key>[a-z][a-z0-9_]*)\s*(?:<=|>=|!=|<|>|=|\s+in\s+)\s*(?P<value>.+)$")
@@ -411,19 +414,29 @@ def build_input_of(guideline: str, version: str, title: str, items: Sequence[Dra
 
 def _write_vocabulary(guideline: str, items: Sequence[DraftItem], root: Path, domains: Sequence[str] = ()
                       ) -> str | None:
-    """Add the accepted keys (and the domains the draft was read in) to the guideline's vocabulary file and
-    reload; returns the old text (None: no file)."""
+    """Add the accepted keys (and the domains the draft was read in) to the guideline's vocabulary file, and the
+    other guidelines' keys its accepted boxes and arrows use (``uses_keys``: a second bradycardia algorithm
+    testing the cardiac charts' ``heart_rate``, so questions about it are read with that key), and reload;
+    returns the old text (None: no file)."""
     accepted = {it.content: it.key_entry for it in items if it.kind == "key" and it.status != REJECTED}
     path = root / guideline / GUIDELINE_FILE
     old = path.read_text(encoding="utf-8") if path.is_file() else None
     data = (yaml.safe_load(old) if old else {}) or {}
     declared = list(dict.fromkeys([*data.get("uses_domains", []), *domains]))
-    if not accepted and declared == data.get("uses_domains", []):
+    constrained = {_CONSTRAINT_KEY.split(c, maxsplit=1)[0].strip() for it in items
+                   if it.kind in ("node", "edge") and it.status != REJECTED for c in it.constraints}
+    borrowed = sorted(k for k in constrained - set(accepted)
+                      if k in VOCABULARY and VOCABULARY[k].source not in ("base", guideline))
+    used = list(dict.fromkeys([*data.get("uses_keys", []), *borrowed]))
+    if not accepted and declared == data.get("uses_domains", []) and used == data.get("uses_keys", []):
         return old
     keys = data.pop("keys", None) or {}
     data.pop("uses_domains", None)
+    data.pop("uses_keys", None)
     if declared:
         data["uses_domains"] = declared
+    if used:
+        data["uses_keys"] = used
     data["keys"] = {**keys, **{k: v for k, v in accepted.items() if k not in keys}}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("# Constraint keys of this guideline, accepted in onboarding review (dkg publish).\n"
@@ -468,9 +481,15 @@ def _write_topic(guideline: str, title: str, root: Path, page_titles: Iterable[s
              for w in (*s.synonyms, *(w for ws in s.values.values() for w in ws))}
     taken |= {h for t in guideline_topics() for h in t.hints} | {n.alias.lower() for t in guideline_topics()
                                                                  for n in t.names}
+    # a name another onboarded guideline's topic uses is this one's too: questions naming it are answered from
+    # both, side by side (dkg/qa/side_by_side.py); one of a shipped guideline stays that guideline's
+    onboarded = onboarded_guidelines(root)
+    shared = frozenset(n.alias.lower() for t in guideline_topics() if t.guideline in onboarded and
+                       t.guideline != guideline for n in t.names)
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        write_onboarded_topic(path, propose_onboarded_topic(guideline, title, wordings, taken, list(page_titles)))
+        write_onboarded_topic(path, propose_onboarded_topic(guideline, title, wordings, taken, list(page_titles),
+                                                            shared))
         reload_topics()
     except BaseException:  # the caller cannot remove a file it was never told of
         path.unlink(missing_ok=True)

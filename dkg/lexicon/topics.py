@@ -180,18 +180,20 @@ def title_names(titles: list[str], taken: set[str]) -> list[str]:
 
 def names_kept_by_others(guideline: str, titles: Iterable[str]) -> dict[str, str]:
     """The heads of ``titles`` (:func:`title_names`) that another loaded guideline's topic names, each with that
-    guideline: questions using such a name go to the other guideline, so :func:`propose_onboarded_topic` leaves
-    it out of this one's topic (publishing says so)."""
+    guideline (publishing says so): a shipped guideline keeps such a name, so questions using it go there; one
+    another onboarded guideline names is both's, and such questions are answered from both side by side."""
     owners = {n.alias.lower(): t.guideline for t in guideline_topics() if t.guideline != guideline for n in t.names}
     return {head: owners[head] for head in title_names(list(titles), set()) if head in owners}
 
 
 def propose_onboarded_topic(guideline: str, title: str, wordings: list[str], taken: set[str],
-                            page_titles: list[str] | None = None) -> OnboardedTopic:
+                            page_titles: list[str] | None = None, shared: frozenset[str] = frozenset()
+                            ) -> OnboardedTopic:
     """A first topic for a published guideline that has none: its title (the guideline's name when the draft had
     none), as names the heads of the flowchart titles printed on its pages (:func:`title_names`), and, as hints,
     its own keys' wordings of two words or more that no other topic or key already uses (``taken``, lower
-    case): a curator completes the names and prunes the hints.
+    case): a curator completes the names and prunes the hints. A title head another onboarded guideline's topic
+    names (``shared``) is a name of this one too, though a key wording uses it: the two are answered side by side.
 
     >>> t = propose_onboarded_topic("stroke-tia", "", ["blood glucose", "gcs", "last known well", "age"], {"age"},
     ...                             ["ACUTE STROKE with onset < 24 h"])
@@ -200,7 +202,7 @@ def propose_onboarded_topic(guideline: str, title: str, wordings: list[str], tak
     """
     hints = [w for w in dict.fromkeys(w.strip().lower() for w in wordings)
              if len(w.split()) >= 2 and w not in taken and _PLAIN_WORDS.match(w)]
-    names = title_names(page_titles or [], taken)
+    names = title_names(page_titles or [], taken - shared)
     name = title.strip() or guideline.replace("-", " ").replace("_", " ")
     # a draft's title joins the titles of all its pages: a whole document's can be longer than a topic title
     name = textwrap.shorten(name, width=TOPIC_TITLE_MAX, placeholder=" …")

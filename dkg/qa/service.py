@@ -56,12 +56,13 @@ from dkg.qa.queries import QuerySketch, QuestionType
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
+from dkg.qa.side_by_side import side_by_side
 from dkg.qa.step_match import answer_described_step
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
 from dkg.qa.way_in import WayIn, holds, way_in_facts
 from dkg.types import Constraint, version_order
-from dkg.vocabulary import onboarded_sources
+from dkg.vocabulary import onboarded_guidelines, onboarded_sources
 
 MAX_CHARS = 600
 MAX_WORDS = 120
@@ -98,6 +99,8 @@ class Executed:
 
 class TextToCypherService:
     """Answers questions with the trained text-to-Cypher model over the configured Neo4j graph."""
+
+    _only: str | None = None  # the one guideline answered while several are answered side by side
 
     def __init__(self, settings: Settings | None = None, *, graph: Graph | None = None,
                  model_dir: Path | None = None, versions: dict[str, str] | None = None, beams: int = BEAMS,
@@ -215,6 +218,11 @@ class TextToCypherService:
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
             return self._refuse(question, reason, timings)
+        alike = self._onboarded_alike(question)
+        if len(alike) > 1:
+            answer = self._side_by_side(question, alike)
+            timings["total"] = (time.perf_counter() - start) * 1000
+            return answer.model_copy(update={"timings_ms": timings})
         stepped = self._named_conditions(question) or self._named_step(question) or self._named_action(question)
         if stepped is not None:
             timings["total"] = (time.perf_counter() - start) * 1000
@@ -230,7 +238,8 @@ class TextToCypherService:
         facts = {**vocabulary_facts(question, about), **facts}
         # treatments written short ('nivo/ipi') are matched by their full names, appended to the question
         question_text = with_treatment_names(question)
-        grounding_about = detect_guidelines(question_text) or self._guidelines_by_words(question)
+        grounding_about = ([self._only] if self._only is not None
+                           else detect_guidelines(question_text) or self._guidelines_by_words(question))
         problems: list[str] = []
         for index, decoded in enumerate(beams):
             t = time.perf_counter()
@@ -354,8 +363,44 @@ class TextToCypherService:
 
     def _guidelines(self, question: str) -> list[str]:
         """The guidelines a question names or implies (:func:`detect_guidelines`), else the one its words share
-        with a guideline's boxes."""
+        with a guideline's boxes; only the one being answered while several are answered side by side."""
+        only = self._only
+        if only is not None:
+            return [only]
         return detect_guidelines(question) or self._guidelines_by_words(question)
+
+    def _onboarded_alike(self, question: str) -> list[str]:
+        """The loaded onboarded guidelines the question names when it names several, all onboarded (their topics
+        share a name: a second bradycardia algorithm beside the cardiac charts); else none."""
+        if self._only is not None:
+            return []
+        named = named_guidelines(question)
+        onboarded = onboarded_guidelines()
+        if len(named) < 2 or not all(g in onboarded for g in named):
+            return []
+        loaded = []
+        for guideline in named:
+            try:
+                self.version_of(guideline)
+            except DKGError:  # not published: nothing to answer from
+                continue
+            loaded.append(guideline)
+        return loaded
+
+    def _side_by_side(self, question: str, guidelines: list[str]) -> Answer:
+        """The question answered from each guideline in turn (:mod:`dkg.qa.side_by_side`), counted once."""
+        counted = self.stats["questions"]
+        answers = []
+        try:
+            for guideline in guidelines:
+                self._only = guideline
+                answers.append((guideline, self.answer(question)))
+        finally:
+            self._only = None
+            self.stats["questions"] = counted
+        self.last_path = "side_by_side"
+        self.stats["side_by_side"] += 1
+        return side_by_side(question, answers)
 
     def _step_guideline(self, question: str) -> list[str]:
         return self._guidelines(question) or self._guidelines_by_step(question)

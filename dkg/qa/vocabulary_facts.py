@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from dkg.lexicon.clinical import negation
 from dkg.lexicon.spans import KeySpans
-from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources
+from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources, used_keys
 
 if TYPE_CHECKING:
     import pint
@@ -69,8 +69,11 @@ def _pattern(phrase: str, gap: bool = False) -> re.Pattern[str]:
 
 
 def _keys(guidelines: Iterable[str]) -> list[KeySpec]:
+    """The keys of the onboarded ``guidelines``: their own, and other guidelines' keys their files list under
+    ``uses_keys`` (a second bradycardia algorithm reading the cardiac charts' ``heart_rate``)."""
     wanted = set(guidelines) & onboarded_sources()
-    return [spec for spec in VOCABULARY.values() if spec.source in wanted]
+    borrowed = {k for g in wanted for k in used_keys(g)}
+    return [spec for spec in VOCABULARY.values() if spec.source in wanted or spec.name in borrowed]
 
 
 @lru_cache(maxsize=32)

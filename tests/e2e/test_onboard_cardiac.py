@@ -157,6 +157,44 @@ def test_a_question_asking_when_a_step_is_reached_gets_the_boxes_and_conditions_
     assert [contents[u][:11] for u in sinus.matched_nodes] == ["Heart Rate?"], sinus.answer  # the SVT criteria box
 
 
+def test_a_second_algorithm_on_the_topic_is_answered_beside_the_first_with_the_keys_it_borrows(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport, tmp_path: Path) -> None:
+    """A curator onboards the bradycardia page again as a second guideline, accepts the draft as it is and
+    publishes it: its arrows test cardiac-smog's keys (listed under ``uses_keys``), its topic is named
+    ``bradycardia`` too, and a question naming bradycardia is answered from both, side by side."""
+    import shutil
+
+    from dkg.graph.drafts import draft_items, publish, review
+    from dkg.graph.onboard import onboard
+    from dkg.lexicon.topics import reload_topics
+    from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, ONBOARDED_MARK
+
+    second, folder = "brady-second-e2e", GUIDELINES_ROOT / "brady-second-e2e"
+    assert not folder.exists(), f"{folder} is left from an earlier run; remove it"
+    settings = neo4j_settings.model_copy(update={"corenlp_port": CORENLP_PORT, "home": tmp_path})
+    try:
+        onboard(graph, PROJECT_ROOT / load_review(REVIEW).pdf, second, "1", pages="1", title="Bradycardia, second",
+                overlays=False, settings=settings, who="e2e", echo=lambda _: None)
+        for item in draft_items(graph, second, "1"):
+            review(graph, second, "1", item.item, "accept", who="e2e")
+        publish(graph, second, "1", who="e2e")
+        reload_topics()
+        assert "signs_of_hemodynamic_compromise" in (folder / GUIDELINE_FILE).read_text(encoding="utf-8")
+        assert "bradycardia" in (folder / ONBOARDED_MARK).read_text(encoding="utf-8")
+        service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+        answer = service.answer("Bradycardia, HR 38, hypotensive, altered - what next?")
+        assert service.last_path == "side_by_side", answer.answer
+        assert {e.guideline for e in answer.evidence} == {NAME, second}, answer.answer
+        assert sorted(line.split(": ")[0] for line in answer.answer.splitlines()) == [second, NAME]
+    finally:
+        q = named_queries("onboard")
+        for query in ("delete_published", "delete_draft"):
+            graph.write(q[query], {"uid": f"{second}|1"})
+        shutil.rmtree(folder, ignore_errors=True)
+        reload_vocabulary()
+        reload_topics()
+
+
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     dev, _held_out = split(load_items(QUESTIONS))

@@ -25,6 +25,7 @@ from dkg.vocabulary import (
     merge,
     parse_file,
     reload_vocabulary,
+    used_keys,
 )
 
 
@@ -108,6 +109,18 @@ def test_key_defined_by_two_guidelines_is_refused(tree: tuple[Path, Path]) -> No
         "heart_rate": {"kind": "numeric", "unit": "1/min", "range": [0, 250]}}})
     with pytest.raises(VocabularyError, match=r"'tia'.*'heart_rate' clashes with the 'stroke' vocabulary"):
         load_vocabulary(base, root)
+
+
+def test_a_guideline_lists_the_keys_of_another_it_uses_and_only_those(tree: tuple[Path, Path]) -> None:
+    base, root = tree
+    write(root / "tia" / "vocabulary.yaml", {"uses_keys": ["heart_rate", "pulse_present"], "keys": {}})
+    (root / "tia" / "topic.yaml").write_text("title: TIA\n", encoding="utf-8")
+    load_vocabulary(base, root)  # valid: both are the stroke guideline's keys
+    assert used_keys("tia", root) == ("heart_rate", "pulse_present") and used_keys("stroke", root) == ()
+    for listed, named in ((["heart_rat"], "'heart_rat'"), (["age"], "'age'")):  # unknown, or a base key
+        write(root / "tia" / "vocabulary.yaml", {"uses_keys": listed, "keys": {}})
+        with pytest.raises(VocabularyError, match=rf"'tia': `uses_keys:` lists {named}, which no other guideline"):
+            load_vocabulary(base, root)
 
 
 @pytest.mark.parametrize(("entry", "message"), [

@@ -11,7 +11,7 @@ from dkg.constraints.io import ConstrainedEdge
 from dkg.graph.drafts import DraftItem, OnboardingError, _write_vocabulary
 from dkg.graph.onboard import choose_domains, within_scope
 from dkg.types import Constraint, HeadTailEdge
-from dkg.vocabulary import GUIDELINE_FILE, keys_in_scope, reload_vocabulary
+from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, keys_in_scope, reload_vocabulary
 
 
 def _row(head: str, tail: str, label: str = "", head_constraints: tuple[str, ...] = (),
@@ -70,5 +70,25 @@ def test_publishing_writes_the_drafts_domains_into_the_vocabulary_file(tmp_path:
         assert written == {"uses_domains": ["oncology"], "keys": {}}
         assert _write_vocabulary("cardiac", [], tmp_path, ()) is None
         assert not (tmp_path / "cardiac").exists()
+    finally:
+        reload_vocabulary()
+
+
+def test_publishing_lists_the_other_guidelines_keys_its_boxes_and_arrows_use(tmp_path: Path) -> None:
+    # a second bradycardia algorithm whose arrows test the cardiac charts' keys: its file lists them, so questions
+    # about it are read with them; its own new key goes under keys, a base key and a rejected arrow's key nowhere
+    import shutil
+
+    shutil.copytree(GUIDELINES_ROOT / "cardiac-smog", tmp_path / "cardiac-smog")
+    key = DraftItem("k:pacer_ready", "key", "pacer_ready", entry='{"kind": "boolean"}')
+    arrows = [DraftItem("e1", "edge", "", ["heart_rate<60", "pacer_ready=yes"], head="n1", tail="n2"),
+              DraftItem("e2", "edge", "", ["signs_of_hemodynamic_compromise=yes", "age>=18"], head="n1", tail="n3"),
+              DraftItem("e3", "edge", "", ["av_block=high_grade"], head="n1", tail="n4", status="rejected")]
+    try:
+        reload_vocabulary(root=tmp_path)
+        assert _write_vocabulary("brady-2", [key, *arrows], tmp_path) is None
+        written = yaml.safe_load((tmp_path / "brady-2" / GUIDELINE_FILE).read_text(encoding="utf-8"))
+        assert written["uses_keys"] == ["heart_rate", "signs_of_hemodynamic_compromise"]
+        assert list(written["keys"]) == ["pacer_ready"]
     finally:
         reload_vocabulary()

@@ -74,3 +74,23 @@ def test_shorthand_changes_durations_and_thousands_are_read(monkeypatch: pytest.
     assert module.vocabulary_facts("PEEP 8 -> 5", ["g"]) == {}  # a fall is no rise: out of the key's range
     # a number of days alone says nothing of which key it is
     assert module.vocabulary_facts("stable for 2 days", ["g"]) == {}
+
+
+def test_a_guideline_reading_another_ones_keys_states_facts_on_them() -> None:
+    # a second bradycardia algorithm whose arrows test cardiac-smog's keys (its file lists them under uses_keys)
+    import shutil
+
+    from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, ONBOARDED_MARK, reload_vocabulary
+
+    folder = GUIDELINES_ROOT / "unit-brady-borrowing"
+    assert not folder.exists(), f"{folder} is left from an earlier run; remove it"
+    try:
+        folder.mkdir()
+        (folder / GUIDELINE_FILE).write_text("uses_keys: [heart_rate]\nkeys: {}\n", encoding="utf-8")
+        (folder / ONBOARDED_MARK).write_text("title: Bradycardia, second algorithm\n", encoding="utf-8")
+        reload_vocabulary()
+        assert "unit-brady-borrowing" in onboarded_sources()
+        assert vocabulary_facts("HR 38, hypotensive", ["unit-brady-borrowing"]) == {"heart_rate": 38.0}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        reload_vocabulary()
