@@ -45,3 +45,17 @@ def test_a_high_dose_regimen_is_no_dosing_request() -> None:
     assert _screen("Who should get high-dose busulfan-melphalan after resection of Ewing sarcoma?") is None
     reason = _screen("What is the high dose of methotrexate in mg/m2?")
     assert reason is not None and "drug dosing" in reason
+
+
+
+def test_a_concentration_is_a_measurement_not_a_dose() -> None:
+    # a lab value in mg/dL or mg/L states a finding ('glucose 55 mg/dL' on an onboarded stroke chart's
+    # "Blood Glucose <70?"); mg, mg/kg and mg/m2 still ask for a dose
+    from dkg.lexicon.clinical import out_of_scope
+
+    assert out_of_scope("Acute stroke, glucose 55 mg/dL: next?") is None
+    assert _screen("Ph+ ALL on steroids, glucose 250 mg/dL, creatinine 1.8 mg/dl, CRP 12 mg/L: what next?") is None
+    for asked in ("Ewing sarcoma: how many mg of doxorubicin?", "Ph+ ALL: imatinib 600 mg or 400 mg?",
+                  "Osteosarcoma: methotrexate 12 g/m2 is how much mg/kg?"):
+        reason = _screen(asked)
+        assert reason is not None and "drug dosing" in reason, asked
