@@ -430,7 +430,8 @@ def onboarded_guidelines(root: Path = GUIDELINES_ROOT) -> frozenset[str]:
 
 
 def onboarded_sources(root: Path = GUIDELINES_ROOT) -> frozenset[str]:
-    """Guidelines whose vocabulary came from onboarding a PDF (their folder has a ``topic.yaml``), by name.
+    """Guidelines whose vocabulary came from onboarding a PDF (their folder has a ``topic.yaml``), by name: those
+    with keys of their own, and those whose file lists other guidelines' keys under ``uses_keys``.
 
     Their keys are read by the question-answering rule layer from their vocabulary entries
     (:mod:`dkg.qa.vocabulary_facts`); the constraint extractor's fixed phrases leave them out, so the shipped
