@@ -249,6 +249,16 @@ class Constraint(BaseModel):
             raise ConstraintError(f"invalid constraint {text!r}: {exc}") from exc
 
 
+def constraint_key(constraint: str) -> str:
+    """The key of a canonical constraint text, without checking it against the vocabulary (a proposed key may
+    not be in it yet).
+
+    >>> constraint_key("age in [40,64]"), constraint_key("ph!=+"), constraint_key("heart_rate<60")
+    ('age', 'ph', 'heart_rate')
+    """
+    return re.split(r"\s+in\s+|!=|<=|>=|=|<|>", constraint, maxsplit=1)[0].strip()
+
+
 def split_constraint_list(text: str) -> list[str]:
     """Split comma-separated constraint text, ignoring commas inside [] and {}."""
     parts: list[str] = []

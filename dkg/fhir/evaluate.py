@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from dkg.fhir.codes import CodeMap
 from dkg.fhir.errors import FhirError
 from dkg.fhir.fhirpath import is_true, presence
-from dkg.qa.pathway import constraint_key
+from dkg.types import constraint_key
 from dkg.vocabulary import VOCABULARY
 
 

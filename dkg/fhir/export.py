@@ -20,8 +20,7 @@ from dkg.fhir.fhirpath import syntax_errors, write
 from dkg.fhir.graph_view import EdgeRecord, NodeRecord, VersionView, read_version
 from dkg.fhir.settings import FhirSettings, load_fhir_settings
 from dkg.graph.db import Graph
-from dkg.qa.pathway import constraint_key
-from dkg.types import EffectivePeriod
+from dkg.types import EffectivePeriod, constraint_key
 
 CPG_PATHWAY = "http://hl7.org/fhir/uv/cpg/StructureDefinition/cpg-pathwaydefinition"
 CPG_COMPUTABLE = "http://hl7.org/fhir/uv/cpg/StructureDefinition/cpg-computableplandefinition"

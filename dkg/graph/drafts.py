@@ -32,7 +32,7 @@ from dkg.graph.build_input import BuildInput
 from dkg.graph.builder import write_versions
 from dkg.graph.db import Graph, named_queries
 from dkg.graph.model import node_key
-from dkg.types import Constraint, EffectivePeriod
+from dkg.types import Constraint, EffectivePeriod, constraint_key
 from dkg.vocabulary import (
     GUIDELINE_FILE,
     GUIDELINES_ROOT,
@@ -47,8 +47,6 @@ from dkg.vocabulary import (
 )
 
 PENDING, ACCEPTED, EDITED, REJECTED = "pending", "accepted", "edited", "rejected"
-# what ends a constraint's key: 'heart_rate<60' → heart_rate, 'age in [40,64]' → age
-_CONSTRAINT_KEY = re.compile(r"\s+in\s+|!=|<=|>=|=|<|>")
 Action = Literal["accept", "edit", "reject"]
 _STATUS_OF: dict[str, str] = {"accept": ACCEPTED, "edit": EDITED, "reject": REJECTED}
 _CONSTRAINT_TEXT = re.compile(r"^(?P<key>[a-z][a-z0-9_]*)\s*(?:<=|>=|!=|<|>|=|\s+in\s+)\s*(?P<value>.+)$")
@@ -423,8 +421,8 @@ def _write_vocabulary(guideline: str, items: Sequence[DraftItem], root: Path, do
     old = path.read_text(encoding="utf-8") if path.is_file() else None
     data = (yaml.safe_load(old) if old else {}) or {}
     declared = list(dict.fromkeys([*data.get("uses_domains", []), *domains]))
-    constrained = {_CONSTRAINT_KEY.split(c, maxsplit=1)[0].strip() for it in items
-                   if it.kind in ("node", "edge") and it.status != REJECTED for c in it.constraints}
+    constrained = {constraint_key(c) for it in items if it.kind in ("node", "edge") and it.status != REJECTED
+                   for c in it.constraints}
     borrowed = sorted(k for k in constrained - set(accepted)
                       if k in VOCABULARY and VOCABULARY[k].source not in ("base", guideline))
     used = list(dict.fromkeys([*data.get("uses_keys", []), *borrowed]))

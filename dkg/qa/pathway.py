@@ -16,6 +16,7 @@ from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.qa.populations import pages_by_population, population_of, titled_pages
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
 from dkg.qa.way_in import Way, WayIn, WayInFacts, way_in_facts
+from dkg.types import constraint_key
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 _ROOT_CLAUSE = ("MATCH (root:Node {guideline: guideline, version: $version})\n"
@@ -229,11 +230,6 @@ def onset_facts_no_test_names(stated: dict[str, float | str], way_in: WayIn) -> 
     onset = course_events().onset
     return {k for k, v in stated.items()
             if isinstance(v, str) and v in onset.get(k, []) and not way_in.names_value(k, v)}
-
-
-def constraint_key(constraint: str) -> str:
-    """The fact key of a canonical constraint text ('age in [40,64]' → 'age', 'ph!=+' → 'ph')."""
-    return re.split(r"\s+in\s+|!=|<=|>=|=|<|>", constraint, maxsplit=1)[0].strip()
 
 
 def missing_facts(graph: Graph, uids: list[str], stated: dict[str, float | str]) -> list[MissingFact]:

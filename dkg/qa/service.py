@@ -364,9 +364,8 @@ class TextToCypherService:
     def _guidelines(self, question: str) -> list[str]:
         """The guidelines a question names or implies (:func:`detect_guidelines`), else the one its words share
         with a guideline's boxes; only the one being answered while several are answered side by side."""
-        only = self._only
-        if only is not None:
-            return [only]
+        if self._only is not None:
+            return [self._only]
         return detect_guidelines(question) or self._guidelines_by_words(question)
 
     def _onboarded_alike(self, question: str) -> list[str]:
