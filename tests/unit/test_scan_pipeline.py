@@ -255,6 +255,29 @@ def test_a_box_with_bold_text_near_its_broken_border_is_found() -> None:
     assert abs(rx0 - 60) <= 3 and abs(ry0 - 100) <= 3 and abs(rx1 - 200) <= 3 and abs(ry1 - 130) <= 3
 
 
+def test_a_pale_box_whose_fill_only_darkens_towards_its_bottom_is_found() -> None:
+    """smog-48 "Rhythm shockable?" scanned: no border, a fill graded from the paper's own tone at the top to a
+    light grey at the bottom. Noise lets only some pixels of the upper rows pass the fill threshold, so the
+    fill's component is ragged and was dropped as not rectangular."""
+    w, h = _px(WIDTH_PT), _px(HEIGHT_PT)
+    img = np.full((h, w), 248, np.uint8)
+    x0, y0, x1, y1 = _px(60), _px(100), _px(240), _px(136)
+    for y in range(y0, y1):
+        img[y, x0:x1] = int(248 - 34 * (y - y0) / (y1 - y0))
+    img[y1: y1 + _px(1.5), x0 + _px(2): x1 + _px(2)] = 170  # the drop shadow's bottom edge
+    cv2.putText(img, "Rhythm shockable?", (x0 + _px(20), y0 + _px(16)), cv2.FONT_HERSHEY_SIMPLEX, 1.3, 0, 4)
+    cv2.putText(img, "Confirm in two leads", (x0 + _px(16), y0 + _px(30)), cv2.FONT_HERSHEY_SIMPLEX, 1.3, 40, 3)
+    rng = np.random.default_rng(7)
+    img = np.clip(img.astype(np.int16) + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 55])
+    assert ok
+    page = binarise(cv2.imdecode(data, cv2.IMREAD_GRAYSCALE), WIDTH_PT, DEFAULT_SETTINGS)
+    shapes = find_shapes(page, DEFAULT_SETTINGS)
+    assert len(shapes) == 1 and shapes[0].filled
+    rx0, ry0, rx1, ry1 = (v / PPT for v in shapes[0].rect)
+    assert abs(rx0 - 60) <= 3 and abs(ry0 - 100) <= 6 and abs(rx1 - 240) <= 3 and abs(ry1 - 136) <= 3
+
+
 def test_hybrid_route_keeps_the_pipeline_where_the_rule_based_reader_finds_a_stray_edge_or_two(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """On real scans (smog-50, cbrn-12) the rule-based reader finds one or two stray edges; the hybrid route

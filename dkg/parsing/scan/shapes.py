@@ -189,16 +189,33 @@ def filled_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
     """Solid shaded regions (grey or coloured boxes, bands): the fill mask opened wider than text strokes."""
     k = page.px(settings.fill_open_pt, 3)
     opened = cv2.morphologyEx(page.fill, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=4)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=4)
     found: list[FoundShape] = []
     for label in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[label])
-        rect = (x, y, x + w, y + h)
-        if not _size_ok(rect, page, settings) or area < settings.min_rectangularity * w * h:
+        rect: Rect | None = (x, y, x + w, y + h)
+        if area < settings.min_rectangularity * w * h:
+            rect = _solid_band(labels[y: y + h, x: x + w] == label, x, y, settings)
+        if rect is None or not _size_ok(rect, page, settings):
             continue
         rect = _grow_faint(rect, page, settings)
         found.append(FoundShape(rect, "rect", (), True, rect))
     return found
+
+
+def _solid_band(component: np.ndarray, x: int, y: int, settings: ScanSettings) -> Rect | None:
+    """The rows of a ragged fill component that it covers at least ``faint_share`` across, when they are one
+    run that is itself rectangular; else None. A graded fill crosses the fill threshold part way down the box,
+    so its upper rows are specks of noise that make the component ragged (smog-48's pale "Rhythm shockable?")."""
+    rows = np.count_nonzero(component, axis=1) >= settings.faint_share * component.shape[1]
+    if not rows.any():
+        return None
+    first = int(np.argmax(rows))
+    last = len(rows) - int(np.argmax(rows[::-1]))
+    band = component[first:last]
+    if np.count_nonzero(band) < settings.min_rectangularity * band.size:
+        return None
+    return (x, y + first, x + component.shape[1], y + last)
 
 
 def _grow_faint(rect: Rect, page: PageImage, settings: ScanSettings) -> Rect:
