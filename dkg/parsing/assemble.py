@@ -797,8 +797,8 @@ def head_tip(head: Shape, settings: AssemblySettings = DEFAULT_SETTINGS) -> tupl
     if len(pts) != 3:
         return None
     sides = sorted((math.dist(pts[(i + 1) % 3], pts[(i + 2) % 3]), i) for i in range(3))
-    (shortest, tip_index), (second, _) = sides[0], sides[1]
-    if shortest >= settings.head_base_ratio * second:
+    (shortest, tip_index), (second, _), (longest, _) = sides
+    if shortest >= settings.head_base_ratio * second or second < settings.head_sides_ratio * longest:
         return None
     a, b = pts[(tip_index + 1) % 3], pts[(tip_index + 2) % 3]
     return pts[tip_index], ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)

@@ -66,6 +66,9 @@ class AssemblySettings:
     # an arrowhead is a triangle whose tip is the corner opposite its clearly shortest side (shorter than this
     # share of the others): it enters the box in front of its tip, never the box behind it
     head_base_ratio: float = 0.9
+    # ... and whose two other sides, meeting at the tip, agree within this ratio (a traced scanned head that is
+    # as wide as long fits a lopsided triangle whose shortest side is no base); 0 turns the check off
+    head_sides_ratio: float = 0.9
     # free text (or a label box standing on no stroke) labels the nearest connector within this many times its
     # font size (at least ``label_reach_min``)
     label_reach_ratio: float = 1.6

@@ -126,6 +126,32 @@ def test_a_headless_bracket_fans_out_top_down_and_says_so(monkeypatch: pytest.Mo
     assert any("no arrowhead" in w and "assumed" in w for w in warnings)
 
 
+def test_an_elbow_arrow_whose_head_touches_the_box_it_enters_keeps_its_direction(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """smog-43 "12 Lead ECG" → "Dysrhythmia? / Pulse?": an elbow leftwards whose head's tip touches the left
+    box's border. Erased with the box's clearance, the head is left as a blunt blob whose skeleton forks at the
+    line's end, so the end was no loose end, the head belonged to no line and the edge ran left to right."""
+    img = _canvas()
+    _box(img, 20, 100, 100, 140)
+    _box(img, 150, 110, 230, 150)
+    _line(img, (150, 130), (125, 130))
+    _line(img, (125, 130), (125, 112))
+    _line(img, (125, 112), (106, 112))
+    _head(img, (100, 112), (-1, 0))
+    pairs, _ = _edges(img, {"left": (60, 120), "right": (190, 130)}, monkeypatch)
+    assert pairs == {("right", "left")}
+
+
+def test_a_line_ending_in_a_blunt_blob_has_a_loose_end_there() -> None:
+    """The skeleton of a solid blob at a line's end forks into whiskers towards its corners; with the whiskers
+    dropped, the joint they left is the line's loose end."""
+    mask = np.zeros((120, 200), np.uint8)
+    cv2.line(mask, (40, 60), (180, 60), 255, 3)
+    cv2.fillPoly(mask, [np.array([[40, 50], [52, 50], [52, 70], [40, 70]], np.int32)], 255)
+    networks = trace_networks(mask, min_extent=20, tolerance=1.5, spur=12)
+    assert len(networks) == 1 and sum(c.free_start + c.free_end for c in networks[0]) == 2
+
+
 def test_pixel_graph_makes_a_bend_one_path_not_a_joint() -> None:
     """An L of skeleton pixels: the diagonal shortcut at the corner is left out, so every pixel but the two
     ends has two neighbours (a bend is not a three-way joint)."""

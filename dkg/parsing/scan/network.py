@@ -7,6 +7,7 @@ per network, the boxes it reaches and the arrowheads it ends in (one edge per re
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import networkx as nx
@@ -96,6 +97,10 @@ def trace_networks(mask: np.ndarray, min_extent: float, tolerance: float, spur: 
         ends = {p for p in keys if sub.degree(p) == 1}
         kept = [path for path in paths
                 if not ((path[0] in ends) != (path[-1] in ends) and len(path) < spur)]
+        # a joint whose other chains were all whiskers is a loose end: a solid arrowhead's skeleton forks into
+        # whiskers towards its corners, and the line it ends is loose there
+        touching = Counter(p for path in kept for p in (path[0], path[-1]))
+        loose = {p for p in keys if touching[p] == 1}
         chains: list[Chain] = []
         for path in kept:
             coords = np.array([(x, y) for y, x in path], dtype=float)
@@ -103,7 +108,7 @@ def trace_networks(mask: np.ndarray, min_extent: float, tolerance: float, spur: 
             points = tuple((float(x), float(y)) for x, y in simple)
             if len(points) < 2 or points[0] == points[-1]:
                 continue
-            chains.append(Chain(points, path[0] in ends, path[-1] in ends))
+            chains.append(Chain(points, path[0] in loose, path[-1] in loose))
         if chains and ends:  # a network with no loose end is a closed frame (a box's outer outline)
             networks.append(chains)
     return networks

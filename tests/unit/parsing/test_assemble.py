@@ -262,3 +262,18 @@ def test_scanned_arrow_into_a_branch_word_before_a_box_reaches_the_box_when_its_
     assert edges(layout) == {("Qq", "Oo")}
     connector = layout.connectors[0]
     assert [b.lines[0].plain for blocks in connector.labels.values() for b in blocks] == ["NO"]
+
+
+def test_a_lopsided_scanned_head_between_stacked_boxes_enters_the_box_it_touches() -> None:
+    # smog-43 scanned at 200 dpi: "Normal Sinus Rhythm" over "BP >100" with a 3 pt stem and a head as wide as
+    # long. The smallest triangle round the blurred head is lopsided; taking its shortest side for a base put the
+    # tip at a back corner, pointing up, so the head entered the box above and the arrow was lost.
+    from dkg.parsing.scan.settings import DEFAULT_SETTINGS as SCAN
+
+    boxes = [rect(232, 334, 372, 354), rect(232, 362, 289, 378)]
+    segs = [Segment((259.7, 354.0), (259.7, 356.6))]
+    pts = ((263.5, 356.6), (256.1, 356.6), (259.2, 361.4))
+    lopsided = Shape(pts, BBox(257.0, 356.6, 262.3, 360.0), True, False, "polygon")
+    tokens = word("Above", 280, 340) + word("Below", 240, 365)
+    layout = assemble(scanned(boxes, segs, [lopsided], tokens), SCAN.pipeline_assembly)
+    assert edges(layout) == {("Above", "Below")}
