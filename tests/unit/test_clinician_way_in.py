@@ -88,6 +88,20 @@ def test_a_done_step_named_by_one_word_no_other_step_has() -> None:
     assert way_in.done_steps("excision done last year") == set()
 
 
+def test_a_finding_the_question_reports_in_shorthand_is_a_step_passed() -> None:
+    # "EKG looks like VT" reports the finding box "Probable Ventricular Tachycardia" (the lexicon spells VT out);
+    # before, neither "looks" was a done cue nor an abbreviation's expansion part of the clause's words
+    rows = [
+        {"a": "q_width", "b": "probable_vt", "arrow": ["qrs_width=wide"], "box": [], "action": True,
+         "content": "Probable Ventricular Tachycardia"},
+        {"a": "probable_vt", "b": "cardioversion", "arrow": [], "box": [], "action": True,
+         "content": "Synchronized cardioversion"},
+    ]
+    way_in = WayIn(rows)
+    assert way_in.done_steps("HR 230, wide QRS. EKG looks like VT. Next step?") == {"probable_vt"}
+    assert way_in.done_steps("HR 230, wide QRS. Could it be VT? Next step?") == set()
+
+
 # a decision -> a question box that asks about one site only; its arrows test resectability, not the site
 SITE_ROWS = [
     {"a": "entry", "b": "q_ext", "arrow": [], "box": ["site=extremity"], "action": False,
