@@ -204,9 +204,10 @@ def filled_shapes(page: PageImage, settings: ScanSettings) -> list[FoundShape]:
 
 
 def _solid_band(component: np.ndarray, x: int, y: int, settings: ScanSettings) -> Rect | None:
-    """The rows of a ragged fill component that it covers at least ``faint_share`` across, when they are one
-    run that is itself rectangular; else None. A graded fill crosses the fill threshold part way down the box,
-    so its upper rows are specks of noise that make the component ragged (smog-48's pale "Rhythm shockable?")."""
+    """The band from the first to the last row of a ragged fill component that it covers at least
+    ``faint_share`` across, when that band is itself rectangular; else None. A graded fill crosses the fill
+    threshold part way down the box, so its upper rows are specks of noise that make the component ragged
+    (smog-48's pale "Rhythm shockable?")."""
     rows = np.count_nonzero(component, axis=1) >= settings.faint_share * component.shape[1]
     if not rows.any():
         return None
