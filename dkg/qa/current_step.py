@@ -24,7 +24,9 @@ from dkg.qa.way_in import FactValue, WayIn, holds
 
 # the phrase a question opens with, up to its first punctuation or a word that goes on to say more
 _OPENING = re.compile(r"^\s*(?P<step>[^,:;.?!()]+?)(?=\s*[,:;.?!(]|\s+(?:on|with|after|at|in|and|who|whose|has|had|"
-                      r"now|is|was|but|then|plus)\b)", re.IGNORECASE)
+                      r"now|is|was|but|then|plus|as)\b)", re.IGNORECASE)
+# "Already IVAC as of day 5": how long the patient has been at the step, not part of its name
+_ALREADY = re.compile(r"^(?:already|still)\s+", re.IGNORECASE)
 _PATIENT = re.compile(r"\b(?:pt|patient|case|casualty)\b", re.IGNORECASE)
 # a question that opens by asking ("Should a hypotensive patient …?") names no step it is at
 _ASKING = re.compile(r"^\s*(?:should|shall|is|are|was|were|does|do|did|can|could|would|will|may|must|what|which|how|"
@@ -47,6 +49,8 @@ def opening_step(question: str, settings: CurrentStepSettings | None = None) -> 
     ('IVAC', 'VAC')
     >>> opening_step("Pt just triggered a VAC on vent day 4. What next?")
     'VAC'
+    >>> opening_step("Already IVAC as of vent day 5 -- antigen positive. What event now?")
+    'IVAC'
     >>> opening_step("Sixty year old man ventilated since Monday. What now?") is None
     True
     >>> opening_step("Should a hypotensive patient at 210 get cardioversion?") is None
@@ -57,7 +61,7 @@ def opening_step(question: str, settings: CurrentStepSettings | None = None) -> 
     if match is None or _ASKING.match(question) or not _STATEMENT_END.search(question):
         return None
     # "Pt just triggered a VAC on vent day 4": the step is the one the patient meets
-    step = MEETS.sub("", " ".join(match.group("step").split()))
+    step = MEETS.sub("", _ALREADY.sub("", " ".join(match.group("step").split())))
     step = " ".join(_PATIENT.sub(" ", step).split())
     return step if words(step) and len(words(step)) <= settings.max_words else None
 
@@ -126,7 +130,11 @@ def answer_from_current_step(graph: Graph, question: str, guideline: str, versio
     if phrase is None or not facts:
         return None
     boxes = step_boxes(graph, guideline, version)
-    named = [b for b in best_boxes(phrase, question, boxes) if names_in_full(phrase, b)]
+    # "IVAC pt": a step the patient is at, named by its words or initials; "Vent pt" describes the patient (a
+    # word that only shares a stem with a box, 'ventilator-associated', names no step)
+    describes_patient = re.match(rf"\s*{re.escape(phrase)}\s+{_PATIENT.pattern}", question, re.IGNORECASE)
+    named = [b for b in best_boxes(phrase, question, boxes)
+             if names_in_full(phrase, b, exactly=describes_patient is not None)]
     if len(named) != 1:
         return None
     start = named[0]

@@ -367,11 +367,12 @@ def all_words_in(phrase: str, text: str, settings: NamedStepSettings | None = No
     return _hits(said, words(text), (settings or NamedStepSettings()).word_ratio) == len(said)
 
 
-def names_in_full(phrase: str, box: Box) -> bool:
+def names_in_full(phrase: str, box: Box, exactly: bool = False) -> bool:
     """Whether every content word of ``phrase`` is a word of the box or of its initials ("VAC" names
-    "Ventilator-Associated Complication (VAC)")."""
+    "Ventilator-Associated Complication (VAC)"); unless ``exactly``, also a word written another way
+    (:func:`same_word`)."""
     own = words(box.content) + initialisms(box.content)
-    return all(w in own for w in words(phrase)) or all_words_in(phrase, box.content)
+    return all(w in own for w in words(phrase)) or (not exactly and all_words_in(phrase, box.content))
 
 
 def best_boxes(step: str, question: str, boxes: list[Box], settings: NamedStepSettings | None = None,

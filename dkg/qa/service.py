@@ -35,6 +35,7 @@ from dkg.qa.facts import (
 )
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
+from dkg.qa.named_outcome import answer_described_name, answer_named_outcome, asks_for_name
 from dkg.qa.named_step import (
     all_words_in,
     answer_named_action,
@@ -57,7 +58,7 @@ from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
 from dkg.qa.side_by_side import side_by_side
-from dkg.qa.step_match import answer_described_step
+from dkg.qa.step_match import answer_described_step, close_boxes
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
 from dkg.qa.way_in import WayIn, holds, way_in_facts
@@ -208,6 +209,11 @@ class TextToCypherService:
 
     def answer(self, question: str) -> Answer:
         """Answer one question (see the module docstring); timings in ms per stage."""
+        answer = self._answer_by_routes(question)
+        named = self._named_outcome(question, answer)
+        return named.model_copy(update={"timings_ms": answer.timings_ms}) if named is not None else answer
+
+    def _answer_by_routes(self, question: str) -> Answer:
         start = time.perf_counter()
         timings: dict[str, float] = {}
         self.stats["questions"] += 1
@@ -261,7 +267,8 @@ class TextToCypherService:
             self.last_path = f"beam{index + 1}"
             timings["total"] = (time.perf_counter() - start) * 1000
             if not run.rows:
-                from_step = self._from_current_step(question)  # the walk from the roots placed no one
+                # the walk from the roots placed no one: the step the question opens with, or the one it describes
+                from_step = self._from_current_step(question) or self._described_step(question)
                 if from_step is not None:
                     return from_step.model_copy(update={"timings_ms": timings})
                 return self._refuse(question, "no step of the guideline matches the facts in the question "
@@ -513,8 +520,13 @@ class TextToCypherService:
             return None
         try:
             version = self.version_of(found[0])
-            answer = answer_described_step(self.graph, question, found[0], version,
-                                           way_in=self._way_in(found[0], version))
+            way_in = self._way_in(found[0], version)
+            answer = answer_described_step(self.graph, question, found[0], version, way_in=way_in)
+            if answer is None and asks_for_name(question):
+                # described about equally by several criteria boxes that all lead to the same name
+                close = close_boxes(question, step_boxes(self.graph, found[0], version))
+                answer = answer_described_name(question, close, way_in, self._stated(question, found), found[0],
+                                               version) if len(close) > 1 else None
         except DKGError:
             return None
         return self._answered_by("described_step", answer)
@@ -561,6 +573,21 @@ class TextToCypherService:
         stated = self._stated(question, [guideline])
         return self._answered_by("past_done", answer_after_done(self.graph, question, guideline, version,
                                                                 list(answer.matched_nodes), stated, way_in))
+
+    def _named_outcome(self, question: str, answer: Answer) -> Answer | None:
+        """The names an answer's criteria steps lead to when the question asks what the case is called ("Which
+        VAE is that?"), on an onboarded guideline (:mod:`dkg.qa.named_outcome`)."""
+        params = answer.cypher_params or {}
+        guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
+        if not answer.rows or guideline not in onboarded_sources():
+            return None
+        named = answer_named_outcome(question, answer, self._way_in(guideline, version),
+                                     self._stated(question, [guideline]))
+        if named is None:
+            return None
+        self.stats["named_outcome"] += 1
+        self.last_path = f"{self.last_path}+named_outcome"
+        return named.model_copy(update={"evidence": self._with_pages(named.evidence)})
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

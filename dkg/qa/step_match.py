@@ -72,6 +72,17 @@ def best_box(question: str, boxes: list[Box], settings: StepMatchSettings | None
     return scored[0][2] if scored[0][0] >= settings.margin * runner_up else None
 
 
+def close_boxes(question: str, boxes: list[Box], settings: StepMatchSettings | None = None) -> list[Box]:
+    """The boxes the question describes about as well as the best one (within ``margin`` of its score), each
+    sharing at least ``min_shared`` words with it: the candidates when no box is described clearly."""
+    settings = settings or StepMatchSettings()
+    scored = box_scores(question, boxes)
+    if not scored:
+        return []
+    return [box for score, shared, box in scored
+            if shared >= settings.min_shared and score * settings.margin >= scored[0][0]]
+
+
 def answer_described_step(graph: Graph, question: str, guideline: str, version: str,
                           settings: StepMatchSettings | None = None, way_in: WayIn | None = None) -> Answer | None:
     """The box the question describes (or, asked what it includes, the steps it leads to); None when the

@@ -224,6 +224,20 @@ def _change_by_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
                        rf"{_UNIT}(?![a-z0-9])")]
 
 
+_SAME = (r"(?:\s+(?:min(?:imum)?|level|setting|settings))?\s+(?:(?:was|is|were|stayed|remained|kept|held)\s+)?"
+         r"(?:unchanged|untouched|flat|constant|the\s+same|never\s+changed|not\s+changed|did\s*n[o']t\s+change|"
+         rf"still\s+(?:at\s+)?{_NUMBER}|still\s+the\s+same)(?![a-z0-9])")
+
+
+def _no_change_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
+    """How a question says the quantity a change key measures did not move ("PEEP untouched", "FiO2 flat at
+    0.4", "PEEP still 5", "no change in FiO2"): the change is 0."""
+    if not _change_sign(spec):
+        return []
+    quantity = _pattern(_quantity(spec)).pattern
+    return [re.compile(quantity + _SAME), re.compile(rf"\bno\s+change\s+(?:in|of|to)\s+(?:the\s+)?{quantity}")]
+
+
 def _change_sign(spec: KeySpec) -> int:
     """+1 for a key named after a rise (``fio2_increase``), -1 after a fall (``sbp_drop``), else 0."""
     return 1 if spec.name.endswith(_RISE_ENDINGS) else -1 if spec.name.endswith(_FALL_ENDINGS) else 0
@@ -260,6 +274,10 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     [('wbc', 3100.0)]
     >>> peep = KeySpec("peep_increase", KeyKind.NUMERIC, "PEEP rise", unit="cmH2O", minimum=0, maximum=30)
     >>> [(f.key, f.value) for f in read_facts("after a stable baseline PEEP went up by 3", [peep])]
+    [('peep_increase', 3.0)]
+    >>> [(f.key, f.value) for f in read_facts("FiO2 0.35 -> 0.60, PEEP still 5", [rise, peep])]
+    [('fio2_increase', 0.25), ('peep_increase', 0.0)]
+    >>> [(f.key, f.value) for f in read_facts("PEEP unchanged at first, then PEEP up by 3", [peep])]
     [('peep_increase', 3.0)]
     """
     text = question.lower()
@@ -309,6 +327,11 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
                 if number is None or not _in_range(number, spec):
                     continue
                 numbers.append(VocabularyFact(m.start(), m.end(), spec.name, number))
+    # a quantity said not to have moved, when nothing else the question says gives its change
+    for spec in specs:
+        if not any(f.key == spec.name for f in numbers):
+            numbers += [VocabularyFact(m.start(), m.end(), spec.name, 0.0)
+                        for pattern in _no_change_patterns(spec) for m in pattern.finditer(text)][:1]
     # a number read inside a longer wording of another key is that key's ('stable on the vent x3d' is the
     # baseline's three days, not ventilator day 3)
     kept: list[VocabularyFact] = []

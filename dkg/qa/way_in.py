@@ -223,8 +223,11 @@ class WayIn:
                     continue
                 if not all(c.key not in facts or holds(c, facts[c.key]) for c in checks):
                     continue
-                way = Way(best[node].keys | {c.key for c in checks if c.key in facts},
-                          best[node].actions + int(edge.action))
+                # the alternatives of an OR are drawn as parallel arrows: a stated fact on another alternative's
+                # key was tested at the same choice ("FiO2 never changed" beside the PEEP arrow into the event)
+                tested = {c.key for e in self.edges[node] if e.target == edge.target
+                          for c in e.tests + e.target_tests if c.key in facts}
+                way = Way(best[node].keys | tested, best[node].actions + int(edge.action))
                 if edge.target not in best or way.better_than(best[edge.target]):
                     best[edge.target] = way
         return best

@@ -268,3 +268,14 @@ def test_a_done_step_is_named_by_another_form_of_its_words() -> None:
     assert way_in.says_done("primary resected last month")
     # the cue alone is one word of the step: not enough
     assert way_in.done_steps("primary resected") == set()
+
+
+def test_a_fact_on_another_alternative_of_an_or_is_tested_at_that_choice() -> None:
+    # two parallel arrows into one event, one per alternative of an OR: a stated fact that rules out one
+    # alternative ("no growth", the other arrow's key) was tested at the choice the way took
+    rows = [{"a": "crit", "b": "event", "arrow": ["tumor_size>=3"], "box": [], "action": False},
+            {"a": "crit", "b": "event", "arrow": ["performance_status>=2"], "box": [], "action": False},
+            {"a": "crit", "b": "other", "arrow": ["age>=18"], "box": [], "action": False}]
+    way = WayIn(rows).ways(way_in_facts({"tumor_size": 0.0, "performance_status": 3.0, "age": 40.0}))
+    assert way["event"].keys == {"tumor_size", "performance_status"}
+    assert way["other"].keys == {"age"}  # an arrow to another box is no alternative of this one

@@ -124,3 +124,15 @@ def test_an_answer_naming_only_steps_the_question_says_were_done_moves_on_to_the
     assert service._past_done("Infection criteria pending, ECOG 4. What now?", done) is None
     ahead = done.model_copy(update={"matched_nodes": ["cie"]})
     assert service._past_done(question, ahead) is None
+
+
+def test_words_before_pt_that_only_share_a_stem_with_a_box_describe_the_patient() -> None:
+    # "Screen pt" is a screened patient, not the box "Screening criteria"; "EWE pt" names the event by its initials
+    assert _answer("Screen pt, tumour 6 cm, age 40, ECOG 1. Which event?",
+                   {"tumor_size": 6.0, "age": 40.0, "performance_status": 1.0}) is None
+    assert _answer("EWE pt, age 40, ECOG 1. Which event?", {"age": 40.0, "performance_status": 1.0}) == ["cie"]
+
+
+def test_already_before_the_step_and_how_long_after_it_are_not_its_name() -> None:
+    assert _answer("Already EWE as of day 3, age 40, ECOG 1. Which event now?",
+                   {"age": 40.0, "performance_status": 1.0}) == ["cie"]

@@ -70,3 +70,27 @@ def test_asked_what_is_left_the_step_is_a_header_less_what_was_done() -> None:
         _Graph(), "Logistics: additional supplies already requested. What is still left in the logistics lane?",
         "g", "1")
     assert answer is not None and answer.matched_nodes == ["beds", "staff"]
+
+
+def test_a_decoded_query_whose_walk_places_no_one_gives_way_to_the_described_step(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the model's query for "FiO2 and PEEP flat for 2 days: what next?" tests the stated PEEP change only on the
+    # arrow into the event, so its walk finds no one; the step the question describes still answers
+    from types import SimpleNamespace
+
+    from dkg.answers import Answer
+    from dkg.qa import service as service_module
+
+    service = service_module.TextToCypherService(graph=_Graph(), rules_only=True)  # type: ignore[arg-type]
+    sketch = SimpleNamespace(guideline="g", params=lambda facts, version: {"version": version})
+    monkeypatch.setattr(service_module, "ground", lambda *args: SimpleNamespace(sketch=sketch, facts={}, repairs=[]))
+    for name, value in {"screen": None, "_named_conditions": None, "_named_step": None, "_named_action": None,
+                        "_from_current_step": None}.items():
+        monkeypatch.setattr(service, name, lambda *args, value=value: value)
+    monkeypatch.setattr(service, "_onboarded_alike", lambda question: [])
+    monkeypatch.setattr(service, "decode", lambda question: ["MATCH (n) RETURN n"])
+    monkeypatch.setattr(service, "version_of", lambda guideline: "1")
+    monkeypatch.setattr(service, "treatments", lambda guideline, version: [])
+    monkeypatch.setattr(service, "_execute", lambda sketch, params: service_module.Executed(sketch, "c", [], []))
+    described = Answer(question="q", route="text2cypher", answer="the watch step", matched_nodes=["watch"])
+    monkeypatch.setattr(service, "_described_step", lambda question: described)
+    assert service.answer("FiO2 and PEEP flat for 2 days. What next?").matched_nodes == ["watch"]
