@@ -59,6 +59,7 @@ from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
 from dkg.qa.side_by_side import side_by_side
 from dkg.qa.step_match import answer_described_step, close_boxes
+from dkg.qa.step_order import answer_step_order, waits_for
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
 from dkg.qa.way_in import WayIn, holds, way_in_facts
@@ -229,7 +230,8 @@ class TextToCypherService:
             answer = self._side_by_side(question, alike)
             timings["total"] = (time.perf_counter() - start) * 1000
             return answer.model_copy(update={"timings_ms": timings})
-        stepped = self._named_conditions(question) or self._named_step(question) or self._named_action(question)
+        stepped = (self._step_order(question) or self._named_conditions(question) or self._named_step(question)
+                   or self._named_action(question))
         if stepped is not None:
             timings["total"] = (time.perf_counter() - start) * 1000
             return stepped.model_copy(update={"timings_ms": timings})
@@ -471,8 +473,10 @@ class TextToCypherService:
             version = self.version_of(found[0])
             # a guideline found only by the step (or by the keys its facts are on: "HR 120: should we place pacer
             # pads?") is not one the question names, so no walk places the patient: a way the facts rule out is a no
-            answer = answer_named_action(self.graph, question, found[0], version, phrases, stated,
-                                         say_no=not worded_guidelines(question))
+            worded = bool(worded_guidelines(question))
+            answer = answer_named_action(self.graph, question, found[0], version, phrases, stated, say_no=not worded)
+            if answer is None and worded and stated and found[0] in onboarded_sources():
+                answer = self._facts_rule_out(question, found[0], version, phrases, stated)
             # facts beyond those that say where the step is describe a patient, whom the walk places
             if (answer is not None and stated and any(r["advisable"] for r in answer.rows)
                     and not self._facts_locate(found[0], version, answer, stated)):
@@ -480,6 +484,36 @@ class TextToCypherService:
         except DKGError:
             return None
         return self._answered_by("named_action", answer)
+
+    def _step_order(self, question: str) -> Answer | None:
+        """Whether an onboarded guideline makes one step wait for another ("should logistics wait until the
+        outbreak investigation is finished before asking for extra supplies?"; :mod:`dkg.qa.step_order`)."""
+        if waits_for(question) is None:
+            return None
+        found = self._step_guideline(question)
+        if len(found) != 1 or found[0] not in onboarded_sources():
+            return None
+        try:
+            version = self.version_of(found[0])
+            answer = answer_step_order(question, step_boxes(self.graph, found[0], version),
+                                       self._way_in(found[0], version), found[0], version)
+        except DKGError:
+            return None
+        return self._answered_by("step_order", answer)
+
+    def _facts_rule_out(self, question: str, guideline: str, version: str, phrases: list[str],
+                        stated: dict[str, float | str]) -> Answer | None:
+        """No, to a yes/no question about a step of an onboarded guideline the question names, when the stated
+        facts rule out every way to the step and each of them is a condition on those ways: they decide whether
+        the case is that step ("Stable 2 days, then FiO2 0.35 → 0.50, PEEP still 5. Is this a VAC yet?"), so no
+        walk has to place the patient first."""
+        ruled_out = answer_named_action(self.graph, question, guideline, version, phrases, stated, say_no=True)
+        if ruled_out is None or any(r["advisable"] for r in ruled_out.rows):
+            return None
+        way_in = self._way_in(guideline, version)
+        if all(set(stated) <= way_in.keys_on_ways_to(uid) for uid in ruled_out.matched_nodes):
+            return ruled_out
+        return None
 
     def _named_conditions(self, question: str) -> Answer | None:
         """A question asking when a step it names is reached ("what are the criteria for X?", "when should we

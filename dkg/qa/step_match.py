@@ -3,12 +3,12 @@ faster than planned and the countermeasures won't last the week: what does the c
 box about requesting more resources without naming it, stating a fact or asking what follows a step.
 
 Each box of the onboarded guideline is scored by Okapi BM25 (rank-bm25) over content words
-(:func:`dkg.qa.guideline_words.content_words`: Porter stems, no stop words, numbers or question words): the rare
-words that tell boxes apart count most, and a long box (a criteria table) does not win by its length alone. The
-best box answers when it shares at least ``min_shared`` words with the question and scores ``margin`` times the
-runner-up; a question asking what a step includes ("what items fall under that line?", "what does the lane
-include?", "what's left to do?") or what comes after it ("what should the team do after obtaining …?") is
-answered by the steps that box leads to, less those the question says were done. A yes/no question is never
+(:func:`dkg.qa.guideline_words.question_words`: Porter stems, no stop words, numbers or question words, shorthand
+also spelled out): the rare words that tell boxes apart count most, and a long box (a criteria table) does not win
+by its length alone. The best box answers when it shares at least ``min_shared`` words with the question and scores
+``margin`` times the runner-up; a question asking what a step includes ("what items fall under that line?", "what
+does the lane include?", "what's left to do?") or what comes after it ("what should the team do after obtaining …?")
+is answered by the steps that box leads to, less those the question says were done. A yes/no question is never
 answered this way (a box is no yes or no).
 """
 
@@ -39,7 +39,7 @@ class StepMatchSettings:
     """How clearly a question must describe one box."""
 
     min_shared: int = 2  # content words the best box shares with the question
-    margin: float = 1.25  # the best box's score over the runner-up's
+    margin: float = 1.15  # the best box's score over the runner-up's
 
 
 def box_scores(question: str, boxes: list[Box]) -> list[tuple[float, int, Box]]:
@@ -55,10 +55,17 @@ def box_scores(question: str, boxes: list[Box]) -> list[tuple[float, int, Box]]:
 
     if not boxes:
         return []
-    asked = question_words(question)
-    words = [sorted(content_words(box.content)) for box in boxes]
+    asked, asked_as_written = question_words(question), content_words(question)
+    # a box's shorthand is read spelled out too, as the question's is ('MCMs, PPE' in a box; 'countermeasures')
+    words = [sorted(question_words(box.content)) for box in boxes]
     scores = BM25Okapi([own or ["_"] for own in words]).get_scores(sorted(asked))
-    scored = [(float(score), len(asked & set(own)), box) for score, own, box in zip(scores, words, boxes, strict=True)]
+
+    def shared(box: Box, own: list[str]) -> int:
+        # the words one side writes and the other spells out or writes too: one shorthand both sides write
+        # ('PPE') is one shared word, not one per word of its expansion
+        return max(len(asked & content_words(box.content)), len(asked_as_written & set(own)))
+
+    scored = [(float(score), shared(box, own), box) for score, own, box in zip(scores, words, boxes, strict=True)]
     return sorted((s for s in scored if s[1]), key=lambda s: (-s[0], s[2].uid))
 
 
@@ -98,7 +105,8 @@ def answer_described_step(graph: Graph, question: str, guideline: str, version: 
         return None
     way_in = way_in or WayIn.of(graph, guideline, version)
     uids = [best.uid]
-    done = way_in.done_steps(question) if way_in.says_done(question) else set()
+    done = (way_in.done_steps(question, {b.uid: b.content for b in boxes if b.uid in way_in.roots})
+            if way_in.says_done(question) else set())
     # what a step includes, what comes after it, or the step itself said to be done ("initial mitigation
     # started: which lanes run from here?"): the steps it leads to
     if contents_asked or _AFTER.search(question) or best.uid in done:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
@@ -332,12 +332,13 @@ class WayIn:
         cues = {c.lower() for c in data.done_cues + data.done_step_cues}
         return any(clause & cues for clause in _reported_clauses(question))
 
-    def done_steps(self, question: str) -> set[str]:
+    def done_steps(self, question: str, root_contents: Mapping[str, str] | None = None) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
         done') shares at least two distinctive words with the action's own text (footnotes left out), or one
         word of six letters or more that no other action's text has ('curettage with phenol, finished'). Words are
         compared by their Porter stems, so 'primary resected' names 'resection of the primary'. A clause ending in
-        a question mark asks about a step, it does not report one."""
+        a question mark asks about a step, it does not report one. ``root_contents``: the text of the roots (no
+        arrow enters them, so the arrows do not carry it), when the caller has read it; they count as actions."""
         data = clinical_lexicon().data
         naming = {c.lower() for c in data.done_step_cues}
         cues = {c.lower() for c in data.done_cues} | naming
@@ -348,8 +349,10 @@ class WayIn:
                             if clauses else set())
         if not done_words:
             return set()
-        words_of = {e.target: _stems(set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", e.content.lower()))) - stop)
-                    for edges in self.edges.values() for e in edges if e.action}
+        contents = {e.target: e.content for edges in self.edges.values() for e in edges if e.action}
+        contents |= {uid: text for uid, text in (root_contents or {}).items() if uid in self.roots}
+        words_of = {uid: _stems(set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", text.lower())))) - stop
+                    for uid, text in contents.items()}
         # a long word of one action only names that action on its own ('curettage with phenol, finished')
         actions_with: dict[str, int] = defaultdict(int)
         for own in words_of.values():
@@ -357,6 +360,19 @@ class WayIn:
                 actions_with[word] += 1
         return {target for target, own in words_of.items() if len(own & done_words) >= 2 or any(
             len(w) >= 6 and actions_with[w] == 1 for w in own & done_words)}
+
+    def keys_on_ways_to(self, uid: str) -> set[str]:
+        """The keys the arrows on any way from a root to ``uid`` test (the boxes they enter included).
+
+        >>> way = WayIn([{"a": "r", "b": "q", "arrow": ["age>=18"], "box": [], "action": False},
+        ...              {"a": "q", "b": "t", "arrow": ["tumor_size>5"], "box": [], "action": True},
+        ...              {"a": "q", "b": "u", "arrow": ["resectable=yes"], "box": [], "action": True}])
+        >>> sorted(way.keys_on_ways_to("t"))
+        ['age', 'tumor_size']
+        """
+        on_way = self.before([uid]) | {uid}
+        return {c.key for node in on_way for e in self.edges.get(node, []) if e.target in on_way
+                for c in e.tests + e.target_tests}
 
     def before(self, steps: Iterable[str]) -> set[str]:
         """The nodes from which an arrow path leads to one of ``steps`` (arrows closing a loop left out): a

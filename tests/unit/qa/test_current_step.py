@@ -136,3 +136,20 @@ def test_words_before_pt_that_only_share_a_stem_with_a_box_describe_the_patient(
 def test_already_before_the_step_and_how_long_after_it_are_not_its_name() -> None:
     assert _answer("Already EWE as of day 3, age 40, ECOG 1. Which event now?",
                    {"age": 40.0, "performance_status": 1.0}) == ["cie"]
+
+
+def test_facts_that_are_the_conditions_on_the_ways_to_a_named_step_and_rule_them_out_say_no() -> None:
+    from dkg.qa.service import TextToCypherService
+
+    service = TextToCypherService(graph=_Graph(), rules_only=True)  # type: ignore[arg-type]
+    service._way_ins = {}
+    # ECOG 2 meets neither alternative into the CIE, and age and ECOG are both conditions on the ways to it
+    no = service._facts_rule_out("Age 40, ECOG 2. Is this a CIE yet?", "g", "1", ["CIE"],
+                                 {"age": 40.0, "performance_status": 2.0})
+    assert no is not None and no.matched_nodes == ["cie"] and no.rows[0]["advisable"] is False
+    # resectability is decided after the CIE: a patient described beyond the step is left to the walk
+    assert service._facts_rule_out("ECOG 2, not resectable. Is this a CIE?", "g", "1", ["CIE"],
+                                   {"performance_status": 2.0, "resectable": "no"}) is None
+    # facts that leave a way open are no "no"
+    assert service._facts_rule_out("Age 40, ECOG 1. Is this a CIE?", "g", "1", ["CIE"],
+                                   {"age": 40.0, "performance_status": 1.0}) is None

@@ -94,3 +94,18 @@ def test_a_decoded_query_whose_walk_places_no_one_gives_way_to_the_described_ste
     described = Answer(question="q", route="text2cypher", answer="the watch step", matched_nodes=["watch"])
     monkeypatch.setattr(service, "_described_step", lambda question: described)
     assert service.answer("FiO2 and PEEP flat for 2 days. What next?").matched_nodes == ["watch"]
+
+
+def test_a_box_written_in_shorthand_is_found_by_the_words_it_stands_for() -> None:
+    # the lexicon spells out PPE and MCMs in the box as it does in a question
+    boxes = [Box("mcm", "Request additional supplies to include MCMs, PPE, etc.", ("1",), False),
+             Box("cap", "Request additional capabilities via chain of command", ("1",), False),
+             Box("talk", "Provide behavioural health support for anxious personnel", ("1",), False)]
+    found = best_box("Personal protective equipment and medical countermeasures are running out. What now?", boxes)
+    assert found is not None and found.uid == "mcm"
+
+
+def test_a_described_first_step_the_question_says_was_done_gives_the_steps_after_it() -> None:
+    # "Respond to the incident" is a root: no arrow carries its text, so the boxes' texts say it was done
+    answer = answer_described_step(_Graph(), "We have responded to the incident and done that. What now?", "g", "1")  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["log", "talk"]
