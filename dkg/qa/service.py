@@ -35,6 +35,7 @@ from dkg.qa.facts import (
 )
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
+from dkg.qa.named_chart import answer_on_named_chart
 from dkg.qa.named_outcome import answer_described_name, answer_named_outcome, asks_for_name
 from dkg.qa.named_step import (
     all_words_in,
@@ -46,6 +47,7 @@ from dkg.qa.named_step import (
     named_step,
     named_step_and_form,
     names_a_box,
+    page_titles,
     step_boxes,
     steps_text,
     without_chart_names,
@@ -58,7 +60,7 @@ from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
 from dkg.qa.side_by_side import side_by_side
-from dkg.qa.step_match import answer_described_step, close_boxes
+from dkg.qa.step_match import StepMatchSettings, answer_described_step, close_boxes
 from dkg.qa.step_order import answer_step_order, waits_for
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
@@ -211,7 +213,7 @@ class TextToCypherService:
     def answer(self, question: str) -> Answer:
         """Answer one question (see the module docstring); timings in ms per stage."""
         answer = self._answer_by_routes(question)
-        named = self._named_outcome(question, answer)
+        named = self._named_outcome(question, answer) or self._on_named_chart(question, answer)
         return named.model_copy(update={"timings_ms": answer.timings_ms}) if named is not None else answer
 
     def _answer_by_routes(self, question: str) -> Answer:
@@ -559,8 +561,8 @@ class TextToCypherService:
             if answer is None and asks_for_name(question):
                 # described about equally by several criteria boxes that all lead to the same name
                 close = close_boxes(question, step_boxes(self.graph, found[0], version))
-                answer = answer_described_name(question, close, way_in, self._stated(question, found), found[0],
-                                               version) if len(close) > 1 else None
+                answer = (answer_described_name(question, close, way_in, self._stated(question, found), found[0],
+                                                version) if 1 < len(close) <= StepMatchSettings().max_close else None)
         except DKGError:
             return None
         return self._answered_by("described_step", answer)
@@ -622,6 +624,22 @@ class TextToCypherService:
         self.stats["named_outcome"] += 1
         self.last_path = f"{self.last_path}+named_outcome"
         return named.model_copy(update={"evidence": self._with_pages(named.evidence)})
+
+    def _on_named_chart(self, question: str, answer: Answer) -> Answer | None:
+        """Where the way leaves the chart the question names by its title, when the answer is on another chart of
+        an onboarded guideline (:mod:`dkg.qa.named_chart`)."""
+        params = answer.cypher_params or {}
+        guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
+        if not answer.matched_nodes or guideline not in onboarded_sources():
+            return None
+        boxes = step_boxes(self.graph, guideline, version)
+        on_chart = answer_on_named_chart(question, answer, boxes, self._way_in(guideline, version),
+                                         self._stated(question, [guideline]), page_titles(boxes))
+        if on_chart is None:
+            return None
+        self.stats["named_chart"] += 1
+        self.last_path = f"{self.last_path}+named_chart"
+        return on_chart.model_copy(update={"evidence": self._with_pages(on_chart.evidence)})
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

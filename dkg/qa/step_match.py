@@ -39,7 +39,8 @@ class StepMatchSettings:
     """How clearly a question must describe one box."""
 
     min_shared: int = 2  # content words the best box shares with the question
-    margin: float = 1.15  # the best box's score over the runner-up's
+    margin: float = 1.25  # the best box's score over the runner-up's
+    max_close: int = 3  # boxes about as well described as the best that a route may weigh together
 
 
 def box_scores(question: str, boxes: list[Box]) -> list[tuple[float, int, Box]]:

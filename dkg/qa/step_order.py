@@ -2,7 +2,9 @@
 investigation is finished before asking for extra supplies?", "Should we hold off on the initial mitigation steps
 until the agent is confirmed?".
 
-Both steps are found by the words the question uses for them (:func:`dkg.qa.step_match.best_box`). The flowchart
+Both steps are found by the words the question uses for them (:func:`dkg.qa.step_match.close_boxes`: the boxes
+about as well described as the best; several when the words fit several, as long as the answer is the same for
+each). The flowchart
 makes the step wait for the other only when every way from a root to it passes the other (the other dominates it:
 removing it leaves the step unreachable, a networkx reachability test). The answer is yes, with that order, or
 no, with what does lead to the step. Boxes found unclearly leave the question to the other routes.
@@ -18,7 +20,7 @@ import networkx as nx
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import named_queries
 from dkg.qa.named_step import Box
-from dkg.qa.step_match import StepMatchSettings, best_box
+from dkg.qa.step_match import StepMatchSettings, close_boxes
 from dkg.qa.way_in import WayIn
 
 _HOLD = r"(?:wait|hold\s+off|hold|delay|defer|postpone|put\s+off)"
@@ -71,31 +73,39 @@ def must_come_first(way_in: WayIn, first: str, step: str) -> bool:
 def answer_step_order(question: str, boxes: list[Box], way_in: WayIn, guideline: str, version: str,
                       settings: StepMatchSettings | None = None) -> Answer | None:
     """Yes or no to whether the flowchart makes one step wait for another (module docstring); None when the
-    question asks something else or names either step unclearly."""
+    question asks something else, names either step unclearly, or names several boxes about equally well for
+    which the answer differs ("extra supplies and capabilities": two request boxes of one lane agree)."""
     asked = waits_for(question)
     if asked is None:
         return None
-    step_box, first_box = (best_box(phrase, boxes, settings or StepMatchSettings(min_shared=1)) for phrase in asked)
-    if step_box is None or first_box is None or step_box.uid == first_box.uid:
+    settings = settings or StepMatchSettings(min_shared=1)
+    steps, firsts = (close_boxes(phrase, boxes, settings) for phrase in asked)
+    if not steps or not firsts or len(steps) > settings.max_close or len(firsts) > settings.max_close:
         return None
-    waits = must_come_first(way_in, first_box.uid, step_box.uid)
+    verdicts = {must_come_first(way_in, first.uid, step.uid) for step in steps for first in firsts
+                if first.uid != step.uid}
+    if len(verdicts) != 1:
+        return None
+    waits = verdicts.pop()
     contents = {b.uid: b.content for b in boxes}
-    leading = way_in.sources_into(step_box.uid)
+    named, waited = " / ".join(f'"{b.content}"' for b in steps), " / ".join(f'"{b.content}"' for b in firsts)
+    leading = list(dict.fromkeys(u for step in steps for u in way_in.sources_into(step.uid)))
     if waits:
-        text = f'Yes: every way to "{step_box.content}" passes "{first_box.content}" first.'
+        text = f"Yes: every way to {named} passes {waited} first."
     else:
-        text = (f'No: the chart does not make "{step_box.content}" wait for "{first_box.content}"'
+        text = (f"No: the chart does not make {named} wait for {waited}"
                 + (": it follows " + "; ".join(f'"{contents.get(u, u)}"' for u in leading) if leading else "")
                 + ".")
     # the question asks whether to wait: yes is the advice to wait
-    rows: list[dict[str, Any]] = [{"uid": step_box.uid, "content": step_box.content, "advisable": waits,
-                                   "waits_for": first_box.uid, "after_uids": leading}]
+    rows: list[dict[str, Any]] = [{"uid": step.uid, "content": step.content, "advisable": waits,
+                                   "waits_for": [b.uid for b in firsts],
+                                   "after_uids": way_in.sources_into(step.uid)} for step in steps]
     evidence = [Evidence(node_uid=b.uid, content=b.content, kind="Action", guideline=guideline, version=version)
-                for b in (step_box, first_box)]
+                for b in steps + firsts]
     return Answer(question=question, route="text2cypher", answer=text,
                   cypher=named_queries("qa_pathway")["walk_edges"],
-                  cypher_params={"guideline": guideline, "version": version, "uids": [step_box.uid]},
-                  rows=rows, matched_nodes=[step_box.uid], evidence=evidence)
+                  cypher_params={"guideline": guideline, "version": version, "uids": [b.uid for b in steps]},
+                  rows=rows, matched_nodes=[b.uid for b in steps], evidence=evidence)
 
 
 __all__ = ["answer_step_order", "must_come_first", "waits_for"]

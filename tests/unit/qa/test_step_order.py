@@ -41,3 +41,11 @@ def test_one_of_several_criteria_is_not_waited_for_but_a_step_every_way_passes_i
 def test_other_questions_or_unclear_steps_are_left_to_the_other_routes() -> None:
     assert _answer("What should logistics request first?") is None
     assert _answer("Should we wait until tomorrow before anything?") is None
+
+
+def test_words_that_fit_two_boxes_answer_when_both_give_the_same_order() -> None:
+    # "collecting samples and requesting supplies" fits two boxes of the lanes after the mitigation steps: both wait
+    answer = answer_step_order("Should we wait until the first mitigation steps before collecting samples and "
+                               "requesting supplies?", BOX_LIST, WAY_IN, "g", "1")
+    assert answer is not None and sorted(answer.matched_nodes) == ["samples", "supplies"]
+    assert all(row["advisable"] for row in answer.rows)
