@@ -26,6 +26,11 @@ _NOT_A_NAME = {"whats", "what", "does", "do", "the", "this", "our", "per", "by",
                "that", "says", "say", "tell", "me"}
 
 
+def names_a_chart(question: str) -> bool:
+    """Whether the question has a word for a chart at all (before the boxes and their titles are read)."""
+    return _CHART.search(question) is not None
+
+
 def charts_named(question: str, titles: dict[str, str]) -> set[str]:
     """The pages whose title has every word the question uses to name a chart.
 
@@ -90,4 +95,4 @@ def answer_on_named_chart(question: str, answer: Answer, boxes: list[Box], way_i
                   missing_facts=answer.missing_facts)
 
 
-__all__ = ["answer_on_named_chart", "charts_named"]
+__all__ = ["answer_on_named_chart", "charts_named", "names_a_chart"]

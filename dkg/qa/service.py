@@ -35,7 +35,7 @@ from dkg.qa.facts import (
 )
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
-from dkg.qa.named_chart import answer_on_named_chart
+from dkg.qa.named_chart import answer_on_named_chart, names_a_chart
 from dkg.qa.named_outcome import answer_described_name, answer_named_outcome, asks_for_name
 from dkg.qa.named_step import (
     all_words_in,
@@ -615,7 +615,7 @@ class TextToCypherService:
         VAE is that?"), on an onboarded guideline (:mod:`dkg.qa.named_outcome`)."""
         params = answer.cypher_params or {}
         guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
-        if not answer.rows or guideline not in onboarded_sources():
+        if not answer.rows or guideline not in onboarded_sources() or not asks_for_name(question):
             return None
         named = answer_named_outcome(question, answer, self._way_in(guideline, version),
                                      self._stated(question, [guideline]))
@@ -630,7 +630,7 @@ class TextToCypherService:
         an onboarded guideline (:mod:`dkg.qa.named_chart`)."""
         params = answer.cypher_params or {}
         guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
-        if not answer.matched_nodes or guideline not in onboarded_sources():
+        if not answer.matched_nodes or guideline not in onboarded_sources() or not names_a_chart(question):
             return None
         boxes = step_boxes(self.graph, guideline, version)
         on_chart = answer_on_named_chart(question, answer, boxes, self._way_in(guideline, version),
