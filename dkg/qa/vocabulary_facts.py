@@ -238,6 +238,16 @@ def _no_change_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
     return [re.compile(quantity + _SAME), re.compile(rf"\bno\s+change\s+(?:in|of|to)\s+(?:the\s+)?{quantity}")]
 
 
+def _none_given_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
+    """How a question says none of what a days-of key counts was given ("no new abx" for the days of a new
+    antimicrobial: its synonyms "abx for", "new antibiotic for" without their "for"): the count is 0."""
+    if spec.unit != "day":
+        return []
+    things = {_FOR.sub("", s) for s in spec.synonyms if _FOR.search(s) and not s.startswith("on ")}
+    words = (_pattern(thing).pattern.removeprefix("(?<![a-z0-9])") for thing in sorted(things, key=len, reverse=True))
+    return [re.compile(rf"(?<![a-z0-9])(?:no|without)\s+(?:new\s+)?{body}") for body in words]
+
+
 def _change_sign(spec: KeySpec) -> int:
     """+1 for a key named after a rise (``fio2_increase``), -1 after a fall (``sbp_drop``), else 0."""
     return 1 if spec.name.endswith(_RISE_ENDINGS) else -1 if spec.name.endswith(_FALL_ENDINGS) else 0
@@ -279,6 +289,8 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     [('fio2_increase', 0.25), ('peep_increase', 0.0)]
     >>> [(f.key, f.value) for f in read_facts("PEEP unchanged at first, then PEEP up by 3", [peep])]
     [('peep_increase', 3.0)]
+    >>> [(f.key, f.value) for f in read_facts("afebrile, no new antibiotics", [days])]
+    [('antibiotic_days', 0.0)]
     """
     text = question.lower()
     negated = negation(question)
@@ -327,11 +339,13 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
                 if number is None or not _in_range(number, spec):
                     continue
                 numbers.append(VocabularyFact(m.start(), m.end(), spec.name, number))
-    # a quantity said not to have moved, when nothing else the question says gives its change
+    # a quantity said not to have moved, or none of a treatment counted in days given ("no new abx"), when nothing
+    # else the question says gives the key's value
     for spec in specs:
         if not any(f.key == spec.name for f in numbers):
             numbers += [VocabularyFact(m.start(), m.end(), spec.name, 0.0)
-                        for pattern in _no_change_patterns(spec) for m in pattern.finditer(text)][:1]
+                        for pattern in _no_change_patterns(spec) + _none_given_patterns(spec)
+                        for m in pattern.finditer(text)][:1]
     # a number read inside a longer wording of another key is that key's ('stable on the vent x3d' is the
     # baseline's three days, not ventilator day 3)
     kept: list[VocabularyFact] = []
