@@ -24,6 +24,7 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
+from dkg.qa.counts_as import answer_counts_as, counts_as_asked
 from dkg.qa.current_step import answer_after_done, answer_from_current_step
 from dkg.qa.facts import (
     detect_guidelines,
@@ -232,8 +233,8 @@ class TextToCypherService:
             answer = self._side_by_side(question, alike)
             timings["total"] = (time.perf_counter() - start) * 1000
             return answer.model_copy(update={"timings_ms": timings})
-        stepped = (self._step_order(question) or self._named_conditions(question) or self._named_step(question)
-                   or self._named_action(question))
+        stepped = (self._step_order(question) or self._counts_as(question) or self._named_conditions(question)
+                   or self._named_step(question) or self._named_action(question))
         if stepped is not None:
             timings["total"] = (time.perf_counter() - start) * 1000
             return stepped.model_copy(update={"timings_ms": timings})
@@ -502,6 +503,22 @@ class TextToCypherService:
         except DKGError:
             return None
         return self._answered_by("step_order", answer)
+
+    def _counts_as(self, question: str) -> Answer | None:
+        """Whether a finding counts as a criterion of a step of an onboarded guideline ("does that single case
+        count as a criterion for a potential bioincident?"; :mod:`dkg.qa.counts_as`)."""
+        if counts_as_asked(question) is None:
+            return None
+        found = self._step_guideline(question)
+        if len(found) != 1 or found[0] not in onboarded_sources():
+            return None
+        try:
+            version = self.version_of(found[0])
+            answer = answer_counts_as(question, step_boxes(self.graph, found[0], version),
+                                      self._way_in(found[0], version), found[0], version)
+        except DKGError:
+            return None
+        return self._answered_by("counts_as", answer)
 
     def _facts_rule_out(self, question: str, guideline: str, version: str, phrases: list[str],
                         stated: dict[str, float | str]) -> Answer | None:
