@@ -91,6 +91,31 @@ def close_boxes(question: str, boxes: list[Box], settings: StepMatchSettings | N
             if shared >= settings.min_shared and score * settings.margin >= scored[0][0]]
 
 
+# "X, but Y. Which step covers that?": the clause after the last "but" is what the question is about
+_BUT = re.compile(r"[,;]?\s+(?:but|however)\s+(?=[a-z])", re.IGNORECASE)
+_ASKING = re.compile(r"(?<=[.!?;:])\s+(?=[^.!?;:]*\?\s*$)")
+
+
+def in_focus(question: str) -> str:
+    """The part of the question a described step is matched on: after a contrast in its statement ("criteria met
+    and mitigation is running, but nobody has collected specimens") the clause after it and the asking sentence;
+    otherwise the whole question.
+
+    >>> in_focus("Criteria met and mitigation running, but no specimens collected yet. Which step covers that?")
+    'no specimens collected yet. Which step covers that?'
+    >>> in_focus("PPE running low. What now?")
+    'PPE running low. What now?'
+    """
+    parts = _ASKING.split(question.strip(), maxsplit=1)
+    if len(parts) != 2:
+        return question
+    statement, asking = parts
+    contrasts = list(_BUT.finditer(statement))
+    if not contrasts:
+        return question
+    return f"{statement[contrasts[-1].end():]} {asking}"
+
+
 def answer_described_step(graph: Graph, question: str, guideline: str, version: str,
                           settings: StepMatchSettings | None = None, way_in: WayIn | None = None) -> Answer | None:
     """The box the question describes (or, asked what it includes, the steps it leads to); None when the
@@ -101,7 +126,10 @@ def answer_described_step(graph: Graph, question: str, guideline: str, version: 
     boxes = step_boxes(graph, guideline, version)
     contents_asked = _CONTENTS.search(question) is not None
     # asked what a step includes or what is left of it, the step is one that leads somewhere (a lane's header)
-    best = best_box(question, [b for b in boxes if b.has_next] if contents_asked else boxes, settings)
+    candidates = [b for b in boxes if b.has_next] if contents_asked else boxes
+    focus = in_focus(question)
+    best = (best_box(focus, candidates, settings) if focus != question else None) or best_box(question, candidates,
+                                                                                                settings)
     if best is None:
         return None
     way_in = way_in or WayIn.of(graph, guideline, version)

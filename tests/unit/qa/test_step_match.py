@@ -109,3 +109,12 @@ def test_a_described_first_step_the_question_says_was_done_gives_the_steps_after
     # "Respond to the incident" is a root: no arrow carries its text, so the boxes' texts say it was done
     answer = answer_described_step(_Graph(), "We have responded to the incident and done that. What now?", "g", "1")  # type: ignore[arg-type]
     assert answer is not None and answer.matched_nodes == ["log", "talk"]
+
+
+def test_after_a_contrast_the_step_is_matched_on_what_follows_it() -> None:
+    # the response and the logistics lane are the context (each shares two words, so the whole question describes
+    # no box clearly); the need after "but" is the step asked for
+    question = ("We respond to the incident and run the logistics lane, but staff need health support. "
+                "Which step covers that?")
+    answer = answer_described_step(_Graph(), question, "g", "1")  # type: ignore[arg-type]
+    assert answer is not None and answer.matched_nodes == ["talk"]
