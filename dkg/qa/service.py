@@ -426,7 +426,7 @@ class TextToCypherService:
         found = self._step_guideline(question)
         if len(found) != 1:
             return None
-        if statement and implied_facts(extract_facts(question)):
+        if statement and self._lexicon_facts(question, found[0]):
             return None  # "I have a patient in his 50s with Ph- ALL. What next?" describes a patient
         try:
             version = self.version_of(found[0])
@@ -469,7 +469,7 @@ class TextToCypherService:
         found = self._step_guideline(question)
         # a patient described in the clinical lexicon's terms (age, Ph, stage ...) is placed by the walk: whether a
         # treatment is advised depends on the step the patient is at, not on whether some way leads to it
-        if len(found) != 1 or implied_facts(extract_facts(question)):
+        if len(found) != 1 or self._lexicon_facts(question, found[0]):
             return None
         stated = self._stated(question, found)
         try:
@@ -545,7 +545,7 @@ class TextToCypherService:
         found = self._step_guideline(question)
         # a guideline built by onboarding a flowchart PDF has boxes and conditioned arrows only; the others'
         # "for whom is T recommended?" is answered from their decision → treatment links by the query route
-        if len(found) != 1 or found[0] not in onboarded_sources() or implied_facts(extract_facts(question)):
+        if len(found) != 1 or found[0] not in onboarded_sources() or self._lexicon_facts(question, found[0]):
             return None
         # the words naming the step are the step's, not facts stated ("criteria for a potential bioincident")
         stated = self._stated(without_chart_names(question.replace(phrases[-1], " ")), found)
@@ -586,7 +586,7 @@ class TextToCypherService:
 
     def _current_step_answer(self, question: str) -> Answer | None:
         found = self._step_guideline(question)
-        if len(found) != 1 or found[0] not in onboarded_sources() or implied_facts(extract_facts(question)):
+        if len(found) != 1 or found[0] not in onboarded_sources() or self._lexicon_facts(question, found[0]):
             return None
         stated = vocabulary_facts(question, found)
         try:
@@ -666,6 +666,20 @@ class TextToCypherService:
         self.stats[path] += 1
         self.last_path = path
         return answer.model_copy(update={"evidence": self._with_pages(answer.evidence)})
+
+    def _lexicon_facts(self, question: str, guideline: str) -> dict[str, float | str]:
+        """The clinical lexicon's facts in ``question`` (age, Ph, stage ...: a patient described), on an onboarded
+        guideline only those on keys its arrows test: "femoral pulse" reads as the bone chart's tumour site, which
+        says nothing about where a child in cardiac arrest is."""
+        facts = implied_facts(extract_facts(question))
+        if not facts or guideline not in onboarded_sources():
+            return facts
+        try:
+            way_in = self._way_in(guideline, self.version_of(guideline))
+        except DKGError:
+            return facts
+        tested = {c.key for edges in way_in.edges.values() for e in edges for c in e.tests + e.target_tests}
+        return {k: v for k, v in facts.items() if k in tested}
 
     @staticmethod
     def _stated(text: str, found: list[str]) -> dict[str, float | str]:

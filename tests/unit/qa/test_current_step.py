@@ -153,3 +153,18 @@ def test_facts_that_are_the_conditions_on_the_ways_to_a_named_step_and_rule_them
     # facts that leave a way open are no "no"
     assert service._facts_rule_out("Age 40, ECOG 1. Is this a CIE?", "g", "1", ["CIE"],
                                    {"age": 40.0, "performance_status": 1.0}) is None
+
+
+def test_lexicon_facts_on_keys_an_onboarded_chart_never_tests_describe_no_patient(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # "femoral pulse" reads as the bone chart's tumour site and "Ph positive" as ALL's Philadelphia status: on a
+    # chart testing neither they do not stop the routes that need a question without a patient described
+    from dkg.qa import service as service_module
+
+    service = service_module.TextToCypherService(graph=_Graph(), rules_only=True)  # type: ignore[arg-type]
+    service._way_ins = {}
+    monkeypatch.setattr(service, "version_of", lambda guideline: "1")
+    monkeypatch.setattr(service_module, "onboarded_sources", lambda: {"g"})
+    assert service._lexicon_facts("Femoral pulse weak, Ph positive. Next?", "g") == {}
+    assert service._lexicon_facts("Child with a weak femoral pulse, age 6, Ph positive. Next?", "g") == {"age": 6.0}
+    monkeypatch.setattr(service_module, "onboarded_sources", lambda: set())  # a shipped guideline: all of them
+    assert set(service._lexicon_facts("Femoral pulse weak, Ph positive. Next?", "g")) == {"site", "ph"}
