@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
 from dkg.qa.named_chart import answer_on_named_chart, names_a_chart
 from dkg.qa.named_outcome import answer_described_name, answer_named_outcome, asks_for_name
 from dkg.qa.named_step import (
+    Box,
     all_words_in,
     answer_named_action,
     answer_named_conditions,
@@ -493,32 +495,29 @@ class TextToCypherService:
         outbreak investigation is finished before asking for extra supplies?"; :mod:`dkg.qa.step_order`)."""
         if waits_for(question) is None:
             return None
-        found = self._step_guideline(question)
-        if len(found) != 1 or found[0] not in onboarded_sources():
-            return None
-        try:
-            version = self.version_of(found[0])
-            answer = answer_step_order(question, step_boxes(self.graph, found[0], version),
-                                       self._way_in(found[0], version), found[0], version)
-        except DKGError:
-            return None
-        return self._answered_by("step_order", answer)
+        return self._on_chart_boxes(question, "step_order", answer_step_order)
 
     def _counts_as(self, question: str) -> Answer | None:
         """Whether a finding counts as a criterion of a step of an onboarded guideline ("does that single case
         count as a criterion for a potential bioincident?"; :mod:`dkg.qa.counts_as`)."""
         if counts_as_asked(question) is None:
             return None
+        return self._on_chart_boxes(question, "counts_as", answer_counts_as)
+
+    def _on_chart_boxes(self, question: str, path: str,
+                        answer_from: Callable[[str, list[Box], WayIn, str, str], Answer | None]) -> Answer | None:
+        """``answer_from`` (question, boxes, arrows, guideline, version) on the one onboarded guideline the
+        question is about, counted as answered by ``path``; None when it is about no single onboarded one."""
         found = self._step_guideline(question)
         if len(found) != 1 or found[0] not in onboarded_sources():
             return None
         try:
             version = self.version_of(found[0])
-            answer = answer_counts_as(question, step_boxes(self.graph, found[0], version),
-                                      self._way_in(found[0], version), found[0], version)
+            answer = answer_from(question, step_boxes(self.graph, found[0], version),
+                                 self._way_in(found[0], version), found[0], version)
         except DKGError:
             return None
-        return self._answered_by("counts_as", answer)
+        return self._answered_by(path, answer)
 
     def _facts_rule_out(self, question: str, guideline: str, version: str, phrases: list[str],
                         stated: dict[str, float | str]) -> Answer | None:
