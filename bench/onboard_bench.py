@@ -434,6 +434,10 @@ def heldout_part(out: Path, dev_only: bool = False) -> None:
                 with TextToCypherService(settings, graph=graph, model_dir=model_dir) as service:
                     served = run(service, graph, items, Path(spec["pdf"]).name)
             finally:
+                # the graph is left as found: the guideline is published here only to be measured
+                q = named_queries_onboard()
+                for query in ("delete_published", "delete_draft"):
+                    graph.write(q[query], {"uid": f"{name}|{version}"})
                 shutil.rmtree(target, ignore_errors=True)
                 shutil.rmtree(work, ignore_errors=True)
                 reload_vocabulary()
