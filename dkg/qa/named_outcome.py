@@ -96,7 +96,7 @@ def _names_after(way_in: WayIn, start: list[str], facts: dict[str, FactValue],
                  settings: NamedOutcomeSettings) -> dict[str, list[str]]:
     """The first name boxes the arrows from ``start`` reach without a stated fact ruling one out, each with the
     unstated conditions on the arrows crossed to it (breadth first, at most ``max_steps`` arrows)."""
-    contents = {e.target: e.content for edges in way_in.edges.values() for e in edges}
+    contents = way_in.contents
     frontier: dict[str, list[str]] = {uid: [] for uid in start}
     for _ in range(settings.max_steps):
         following: dict[str, list[str]] = {}
@@ -153,7 +153,7 @@ def answer_described_name(question: str, described: list[Box], way_in: WayIn, fa
 
 def _named_answer(question: str, start: dict[str, str], named: dict[str, list[str]], way_in: WayIn,
                   guideline: str, version: str, placed: Answer | None) -> Answer:
-    contents = {e.target: e.content for edges in way_in.edges.values() for e in edges}
+    contents = way_in.contents
     first = next(iter(start))
     rows: list[dict[str, Any]] = [{"uid": uid, "content": contents[uid], "from_uid": first,
                                    "open_conditions": ways} for uid, ways in named.items()]

@@ -38,7 +38,7 @@ from dkg.qa.facts import (
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
 from dkg.qa.named_chart import answer_on_named_chart, names_a_chart
-from dkg.qa.named_outcome import answer_described_name, answer_named_outcome, asks_for_name
+from dkg.qa.named_outcome import answer_named_outcome, asks_for_name
 from dkg.qa.named_step import (
     Box,
     all_words_in,
@@ -63,7 +63,7 @@ from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
 from dkg.qa.side_by_side import side_by_side
-from dkg.qa.step_match import StepMatchSettings, answer_described_step, close_boxes
+from dkg.qa.step_match import answer_described_step
 from dkg.qa.step_order import answer_step_order, waits_for
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import vocabulary_facts
@@ -479,9 +479,9 @@ class TextToCypherService:
             # a guideline found only by the step (or by the keys its facts are on: "HR 120: should we place pacer
             # pads?") is not one the question names, so no walk places the patient: a way the facts rule out is a no
             worded = bool(worded_guidelines(question))
-            answer = answer_named_action(self.graph, question, found[0], version, phrases, stated, say_no=not worded)
-            if answer is None and worded and stated and found[0] in onboarded_sources():
-                answer = self._facts_rule_out(question, found[0], version, phrases, stated)
+            answer = answer_named_action(self.graph, question, found[0], version, phrases, stated, say_no=True)
+            if worded and answer is not None and not any(r["advisable"] for r in answer.rows):
+                answer = self._facts_rule_out(found[0], version, answer, stated)
             # facts beyond those that say where the step is describe a patient, whom the walk places
             if (answer is not None and stated and any(r["advisable"] for r in answer.rows)
                     and not self._facts_locate(found[0], version, answer, stated)):
@@ -519,14 +519,13 @@ class TextToCypherService:
             return None
         return self._answered_by(path, answer)
 
-    def _facts_rule_out(self, question: str, guideline: str, version: str, phrases: list[str],
+    def _facts_rule_out(self, guideline: str, version: str, ruled_out: Answer,
                         stated: dict[str, float | str]) -> Answer | None:
-        """No, to a yes/no question about a step of an onboarded guideline the question names, when the stated
-        facts rule out every way to the step and each of them is a condition on those ways: they decide whether
-        the case is that step ("Stable 2 days, then FiO2 0.35 → 0.50, PEEP still 5. Is this a VAC yet?"), so no
-        walk has to place the patient first."""
-        ruled_out = answer_named_action(self.graph, question, guideline, version, phrases, stated, say_no=True)
-        if ruled_out is None or any(r["advisable"] for r in ruled_out.rows):
+        """``ruled_out`` (a no to a yes/no question about a step of a guideline the question names) when the
+        guideline is an onboarded one and each stated fact is a condition on the ways to the step: the facts decide
+        whether the case is that step ("Stable 2 days, then FiO2 0.35 → 0.50, PEEP still 5. Is this a VAC yet?"),
+        so no walk has to place the patient first. None otherwise."""
+        if not stated or guideline not in onboarded_sources():
             return None
         way_in = self._way_in(guideline, version)
         if all(set(stated) <= way_in.keys_on_ways_to(uid) for uid in ruled_out.matched_nodes):
@@ -572,13 +571,8 @@ class TextToCypherService:
             return None
         try:
             version = self.version_of(found[0])
-            way_in = self._way_in(found[0], version)
-            answer = answer_described_step(self.graph, question, found[0], version, way_in=way_in)
-            if answer is None and asks_for_name(question):
-                # described about equally by several criteria boxes that all lead to the same name
-                close = close_boxes(question, step_boxes(self.graph, found[0], version))
-                answer = (answer_described_name(question, close, way_in, self._stated(question, found), found[0],
-                                                version) if 1 < len(close) <= StepMatchSettings().max_close else None)
+            answer = answer_described_step(self.graph, question, found[0], version,
+                                           way_in=self._way_in(found[0], version), facts=self._stated(question, found))
         except DKGError:
             return None
         return self._answered_by("described_step", answer)

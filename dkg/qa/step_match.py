@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import Graph, named_queries
 from dkg.qa.guideline_words import content_words, question_words
+from dkg.qa.named_outcome import answer_described_name, asks_for_name
 from dkg.qa.named_step import Box, step_boxes
-from dkg.qa.way_in import WayIn
+from dkg.qa.way_in import FactValue, WayIn
 
 # a question about what a step holds: its contents are the boxes it leads to
 _CONTENTS = re.compile(r"\b(?:includes?|including|involves?|consists?|falls?\s+under|comes?\s+under|items|"
@@ -117,21 +118,30 @@ def in_focus(question: str) -> str:
 
 
 def answer_described_step(graph: Graph, question: str, guideline: str, version: str,
-                          settings: StepMatchSettings | None = None, way_in: WayIn | None = None) -> Answer | None:
+                          settings: StepMatchSettings | None = None, way_in: WayIn | None = None,
+                          facts: dict[str, FactValue] | None = None) -> Answer | None:
     """The box the question describes (or, asked what it includes, the steps it leads to); None when the
-    question asks yes or no, or describes no box clearly. ``way_in``: the version's arrows when the caller has
-    read them already."""
-    if _YES_NO.search(question.strip()):
-        return None
+    question asks yes or no, or describes no box clearly. Asked what the case is called, a question that describes
+    a few criteria boxes about equally well is answered with the name they all lead to (``facts``: the facts it
+    states; :func:`~dkg.qa.named_outcome.answer_described_name`). ``way_in``: the version's arrows when the caller
+    has read them already."""
+    settings = settings or StepMatchSettings()
     boxes = step_boxes(graph, guideline, version)
     contents_asked = _CONTENTS.search(question) is not None
     # asked what a step includes or what is left of it, the step is one that leads somewhere (a lane's header)
     candidates = [b for b in boxes if b.has_next] if contents_asked else boxes
     focus = in_focus(question)
-    best = (best_box(focus, candidates, settings) if focus != question else None) or best_box(question, candidates,
-                                                                                                settings)
+    best = None if _YES_NO.search(question.strip()) else (
+        (best_box(focus, candidates, settings) if focus != question else None)
+        or best_box(question, candidates, settings))
     if best is None:
-        return None
+        if not asks_for_name(question):
+            return None
+        close = close_boxes(question, boxes, settings)
+        if not 1 < len(close) <= settings.max_close:
+            return None
+        return answer_described_name(question, close, way_in or WayIn.of(graph, guideline, version), facts or {},
+                                     guideline, version)
     way_in = way_in or WayIn.of(graph, guideline, version)
     uids = [best.uid]
     done = (way_in.done_steps(question, {b.uid: b.content for b in boxes if b.uid in way_in.roots})

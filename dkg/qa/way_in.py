@@ -233,6 +233,15 @@ class WayIn:
         return best
 
     @cached_property
+    def contents(self) -> dict[str, str]:
+        """The text of every box an arrow enters (the roots' text is not carried by the arrows).
+
+        >>> WayIn([{"a": "q", "b": "y", "arrow": [], "box": [], "action": True, "content": "Give X"}]).contents
+        {'y': 'Give X'}
+        """
+        return {e.target: e.content for edges in self.edges.values() for e in edges}
+
+    @cached_property
     def arrows(self) -> nx.MultiDiGraph:
         """The arrows as a networkx graph, each with the conditions crossing it checks (``checks``: the arrow's
         own and its target box's); two boxes may be joined by several arrows (one per alternative of an OR)."""
@@ -349,7 +358,8 @@ class WayIn:
                             if clauses else set())
         if not done_words:
             return set()
-        contents = {e.target: e.content for edges in self.edges.values() for e in edges if e.action}
+        actions = {e.target for edges in self.edges.values() for e in edges if e.action}
+        contents = {uid: text for uid, text in self.contents.items() if uid in actions}
         contents |= {uid: text for uid, text in (root_contents or {}).items() if uid in self.roots}
         words_of = {uid: _stems(set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", text.lower())))) - stop
                     for uid, text in contents.items()}

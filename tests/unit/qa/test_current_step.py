@@ -138,21 +138,30 @@ def test_already_before_the_step_and_how_long_after_it_are_not_its_name() -> Non
                    {"age": 40.0, "performance_status": 1.0}) == ["cie"]
 
 
-def test_facts_that_are_the_conditions_on_the_ways_to_a_named_step_and_rule_them_out_say_no() -> None:
-    from dkg.qa.service import TextToCypherService
+def test_facts_that_are_the_conditions_on_the_ways_to_a_named_step_and_rule_them_out_say_no(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from dkg.qa import service as service_module
+    from dkg.qa.named_step import answer_named_action
 
-    service = TextToCypherService(graph=_Graph(), rules_only=True)  # type: ignore[arg-type]
+    service = service_module.TextToCypherService(graph=_Graph(), rules_only=True)  # type: ignore[arg-type]
     service._way_ins = {}
+    monkeypatch.setattr(service_module, "onboarded_sources", lambda: {"g"})
+
+    def rule_out(question: str, stated: dict[str, float | str]):  # type: ignore[no-untyped-def]
+        no = answer_named_action(_Graph(), question, "g", "1", ["CIE"], stated, say_no=True)  # type: ignore[arg-type]
+        assert no is not None and not any(r["advisable"] for r in no.rows)
+        return service._facts_rule_out("g", "1", no, stated)
+
     # ECOG 2 meets neither alternative into the CIE, and age and ECOG are both conditions on the ways to it
-    no = service._facts_rule_out("Age 40, ECOG 2. Is this a CIE yet?", "g", "1", ["CIE"],
-                                 {"age": 40.0, "performance_status": 2.0})
+    no = rule_out("Age 40, ECOG 2. Is this a CIE yet?", {"age": 40.0, "performance_status": 2.0})
     assert no is not None and no.matched_nodes == ["cie"] and no.rows[0]["advisable"] is False
     # resectability is decided after the CIE: a patient described beyond the step is left to the walk
-    assert service._facts_rule_out("ECOG 2, not resectable. Is this a CIE?", "g", "1", ["CIE"],
-                                   {"performance_status": 2.0, "resectable": "no"}) is None
+    assert rule_out("ECOG 2, not resectable. Is this a CIE?", {"performance_status": 2.0, "resectable": "no"}) is None
     # facts that leave a way open are no "no"
-    assert service._facts_rule_out("Age 40, ECOG 1. Is this a CIE?", "g", "1", ["CIE"],
-                                   {"age": 40.0, "performance_status": 1.0}) is None
+    assert answer_named_action(_Graph(), "Age 40, ECOG 1. Is this a CIE?", "g", "1", ["CIE"],  # type: ignore[arg-type]
+                               {"age": 40.0, "performance_status": 1.0}, say_no=True).rows[0]["advisable"] is True
+    # a guideline built for the product, not onboarded: the walk places the patient
+    monkeypatch.setattr(service_module, "onboarded_sources", lambda: set())
+    assert rule_out("Age 40, ECOG 2. Is this a CIE yet?", {"age": 40.0, "performance_status": 2.0}) is None
 
 
 def test_lexicon_facts_on_keys_an_onboarded_chart_never_tests_describe_no_patient(monkeypatch) -> None:  # type: ignore[no-untyped-def]
