@@ -153,6 +153,14 @@ class ScanSettings:
     free_head_max_chars: int = 1
     free_head_share: tuple[float, float] = (0.8, 0.75)  # the head's share of the word's box across, along (at most)
     free_head_stem: float = 0.8  # ... with its stem: ink along this share of the rest of the box on its longer side
+    # a box line read with a mean confidence (per character) below ``weak_line_conf`` is read again from the box's
+    # crop divided by its background (a grey closing ``flat_field_pt`` across, wider than a stroke): tesseract
+    # thresholds a crop once, and a graded fill darker at the bottom swallows the last line (smog-41 ``(MAX 3mg)``
+    # read ``DMA Deng) eal es`` at 32, ``(MAX 3mg)`` at 92 from the flattened crop). The second reading replaces
+    # the line when it is one line there and read with more confidence. Dev scans at 200 dpi: the same edge F1
+    # for 50-70 and 5-10 pt; 0 turns it off
+    weak_line_conf: float = 60.0
+    flat_field_pt: float = 7.5
     min_box_conf: float = 10.0  # tesseract word confidence kept inside boxes
     min_free_conf: float = 50.0  # and outside them (connector labels, titles), where noise is likelier
     # a capitalised branch label read glued to the arrow running into it (smog-46 ``<—yYES``, confidence 46) is

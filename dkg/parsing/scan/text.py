@@ -242,6 +242,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         boxes.append((cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255), kept,
                       (x0, y0, x1, y1)))
     read = _images_to_data([crop for crop, _, _ in boxes], settings.box_psm, settings.ocr_timeout_s)
+    read = with_weak_lines_reread([crop for crop, _, _ in boxes], read, settings, page.px(settings.flat_field_pt, 3))
     tokens: list[Token] = []
     for (_, kept, (x0, y0, x1, y1)), data in zip(boxes, read, strict=True):
         data = without_cut_words(data, kept, (x1 - x0, y1 - y0), pad)
@@ -249,6 +250,91 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
         tokens += words_to_tokens(data, (x0 - pad, y0 - pad), page.ppt, settings.min_box_conf, settings,
                                   inner_bar_is_i=True)
     return tokens
+
+
+_LINE_KEYS = ("block_num", "par_num", "line_num")
+
+
+def _lines(data: dict[str, list[Any]]) -> dict[tuple[int, int, int], list[int]]:
+    """Tesseract's words with text, by line: (block, paragraph, line) → word indices."""
+    lines: dict[tuple[int, int, int], list[int]] = defaultdict(list)
+    for i, text in enumerate(data.get("text", [])):
+        if str(text).strip():
+            lines[(int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))].append(i)
+    return lines
+
+
+def line_confidence(data: dict[str, list[Any]], words: list[int]) -> float:
+    """The mean confidence of a line's words, each counted once per character.
+
+    >>> line_confidence({"text": ["(MAX", "3mg)"], "conf": [90, 60]}, [0, 1])
+    75.0
+    """
+    sizes = [len(str(data["text"][i]).strip()) for i in words]
+    return sum(float(data["conf"][i]) * n for i, n in zip(words, sizes, strict=True)) / max(1, sum(sizes))
+
+
+def flattened(crop: np.ndarray, size: int) -> np.ndarray:
+    """``crop`` divided by its background (a grey closing ``size`` pixels across: the fill without the strokes),
+    so a fill graded from light to dark becomes one paper white and its text stays dark.
+
+    >>> crop = np.tile(np.linspace(230, 120, 40).astype(np.uint8)[:, None], (1, 40)); crop[30:33, 5:35] = 20
+    >>> flat = flattened(crop, 9)
+    >>> int(flat[5:10].min()) > 225, int(flat[36:].min()) > 225, int(flat[30:33, 10:30].max()) < 60
+    (True, True, True)
+    """
+    background = cv2.morphologyEx(crop, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (size, size)))
+    ratio = crop.astype(np.float32) / np.maximum(background.astype(np.float32), 1.0)
+    return np.clip(ratio * 255.0, 0, 255).astype(np.uint8)
+
+
+def with_weak_lines_reread(crops: list[np.ndarray], read: list[dict[str, list[Any]]], settings: ScanSettings,
+                           flat_px: int) -> list[dict[str, list[Any]]]:
+    """``read`` (tesseract's words of each crop) with each line read with less than ``settings.weak_line_conf``
+    confidence replaced by the line the :func:`flattened` crop gives at the same height, when that reading holds
+    one line there and reads it with more confidence (see ``ScanSettings.weak_line_conf``)."""
+    if settings.weak_line_conf <= 0:
+        return read
+    weak = [k for k, data in enumerate(read)
+            if any(line_confidence(data, words) < settings.weak_line_conf for words in _lines(data).values())]
+    if not weak:
+        return read
+    again = _images_to_data([flattened(crops[k], flat_px) for k in weak], settings.box_psm, settings.ocr_timeout_s)
+    out = list(read)
+    for k, second in zip(weak, again, strict=True):
+        out[k] = _replaced_weak_lines(read[k], second, settings.weak_line_conf)
+    return out
+
+
+def _replaced_weak_lines(first: dict[str, list[Any]], second: dict[str, list[Any]], weak_conf: float
+                         ) -> dict[str, list[Any]]:
+    """``first`` with its weak lines replaced by the one line of ``second`` whose middle lies within each (its
+    words given the replaced line's key), where that line is read with more confidence.
+
+    """
+    second_lines = list(_lines(second).values())
+    dropped: set[int] = set()
+    added: list[tuple[tuple[int, int, int], int]] = []
+    for key, words in _lines(first).items():
+        confidence = line_confidence(first, words)
+        if confidence >= weak_conf:
+            continue
+        top = min(int(first["top"][i]) for i in words)
+        bottom = max(int(first["top"][i]) + int(first["height"][i]) for i in words)
+        middles = [line for line in second_lines
+                   if top <= sum(int(second["top"][i]) + int(second["height"][i]) / 2 for i in line) / len(line)
+                   <= bottom]
+        if len(middles) != 1 or line_confidence(second, middles[0]) <= confidence:
+            continue
+        dropped.update(words)
+        added += [(key, i) for i in middles[0]]
+    if not added:
+        return first
+    out = {column: [v for i, v in enumerate(values) if i not in dropped] for column, values in first.items()}
+    for key, i in added:
+        for column in first:
+            out[column].append(key[_LINE_KEYS.index(column)] if column in _LINE_KEYS else second[column][i])
+    return out
 
 
 def inside_border_lines(crop: np.ndarray, ink: np.ndarray, settings: ScanSettings
