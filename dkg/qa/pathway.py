@@ -173,6 +173,9 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
                                                      question, age if isinstance(age, float) else None)
     for uid in left_out:
         starts.pop(uid)
+    # of several charts, each entered at its own root, the walk starts on those testing the most stated keys
+    fitting = set(way_in.roots_testing_most(stated, among=starts))
+    starts = {uid: way for uid, way in starts.items() if uid not in way_in.roots or uid in fitting}
     return Walk(cypher_from_starts(sketch), {
         "done": sorted(done), "before_done": sorted(before_done),
         "dead_ends": sorted(way_in.dead_ends(checked)),

@@ -371,6 +371,28 @@ class WayIn:
         return {target for target, own in words_of.items() if len(own & done_words) >= 2 or any(
             len(w) >= 6 and actions_with[w] == 1 for w in own & done_words)}
 
+    def roots_testing_most(self, keys: Iterable[str], among: Iterable[str] | None = None) -> list[str]:
+        """The roots whose flowchart (the nodes a root's arrows reach) tests the most of ``keys``: on a guideline of
+        several charts, each with its own root, the chart the stated facts are about ("wide QRS, not sinus tach,
+        HR 165" is the tachycardia chart's, not the chest pain chart a stated BP alone would also admit). All
+        roots (of ``among``, when given) when none tests any of them.
+
+        >>> way = WayIn([{"a": "r1", "b": "q", "arrow": ["heart_rate>100"], "box": [], "action": False},
+        ...              {"a": "q", "b": "t", "arrow": ["qrs_complex=wide"], "box": [], "action": True},
+        ...              {"a": "r2", "b": "u", "arrow": ["bp>100"], "box": [], "action": True}])
+        >>> way.roots_testing_most({"heart_rate", "qrs_complex", "bp"}), way.roots_testing_most({"age"})
+        (['r1'], ['r1', 'r2'])
+        """
+        wanted = set(keys)
+        roots = [root for root in self.roots if among is None or root in set(among)]
+        counts = {root: len(wanted & self._keys_from(root)) for root in roots}
+        most = max(counts.values(), default=0)
+        return [root for root in roots if counts[root] == most]
+
+    def _keys_from(self, root: str) -> set[str]:
+        reach = nx.descendants(self.arrows, root) | {root} if root in self.arrows else {root}
+        return {c.key for node in reach for e in self.edges.get(node, []) for c in e.tests + e.target_tests}
+
     def keys_on_ways_to(self, uid: str) -> set[str]:
         """The keys the arrows on any way from a root to ``uid`` test (the boxes they enter included).
 
