@@ -279,6 +279,8 @@ class ClinicalLexiconData(BaseModel):
     question_cues: dict[Literal["advise", "conditions"], list[str]] = Field(default_factory=dict)
     out_of_scope: OutOfScope = Field(default_factory=OutOfScope)
     not_facts: list[NotFact] = Field(default_factory=list)
+    no_fact_wordings: list[str] = Field(default_factory=list,
+                                        description="regexes of text that states no fact of any key")
     value_precedence: dict[str, list[str]] = Field(default_factory=dict,
                                                    description="key → values that win over its other values")
     course_events: CourseEvents = Field(default_factory=CourseEvents)
@@ -441,6 +443,7 @@ class ClinicalLexicon:
                                for phrase in phrases), key=lambda e: -len(e[2]))
         self.unknown_cues = [_phrase_regex(c) for c in data.unknown_cues]
         self.not_facts = [(entry, re.compile(entry.regex, re.IGNORECASE)) for entry in data.not_facts]
+        self.no_fact_wordings = [re.compile(regex, re.IGNORECASE) for regex in data.no_fact_wordings]
         terms = sorted({t.lower() for c in data.concepts for t in c.terms}, key=len, reverse=True)
         self.concept_terms = re.compile(r"\b(?:" + "|".join(map(re.escape, terms)) + r")\b")
         self._nlp: Language | None = None
@@ -774,6 +777,12 @@ def not_fact_spans(question: str) -> list[tuple[frozenset[str], int, int]]:
     lexicon = clinical_lexicon()
     return [(frozenset(entry.keys), m.start(), m.end()) for entry, regex in lexicon.not_facts
             for m in regex.finditer(question)]
+
+
+def no_fact_spans(question: str) -> list[tuple[int, int]]:
+    """(start, end) of the text that states no patient fact of any key ('shocked x3', 'after the third shock': a
+    defibrillation, not the haemodynamic shock an onboarded guideline's vocabulary may name)."""
+    return [(m.start(), m.end()) for regex in clinical_lexicon().no_fact_wordings for m in regex.finditer(question)]
 
 
 def value_precedence(key: str) -> list[str]:

@@ -15,6 +15,7 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import clinical_lexicon, course_events
 from dkg.qa.populations import pages_by_population, population_of, titled_pages
 from dkg.qa.queries import QuerySketch, QuestionType, bodies
+from dkg.qa.vocabulary_facts import earlier_values
 from dkg.qa.way_in import Way, WayIn, WayInFacts, way_in_facts
 from dkg.types import constraint_key
 from dkg.vocabulary import VOCABULARY, KeyKind
@@ -165,7 +166,10 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     done = way_in.done_steps(question) if course_begun else set()
     # the patient is past the steps before a done step that lies on a way consistent with what was true then,
     # and the walk may start at it: the decisions on the way to it were passed, whatever they tested
-    consistent = way_in.ways(_without_changing(checked_facts)) if done else {}
+    # ... and what was true then is the value a key had before the question says it changed ("PEA arrest, IO in,
+    # epi given, … now VF": the access and epinephrine of the non-shockable side)
+    earlier = earlier_values(question, [sketch.guideline]) if done else {}
+    consistent = way_in.ways(_without_changing({**checked_facts, **earlier})) if done else {}
     before_done = way_in.before(done & set(consistent))
     starts.update({uid: consistent[uid] for uid in sorted(done & set(consistent)) if uid not in starts})
     age = stated.get("age")

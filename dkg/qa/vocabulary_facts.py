@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from dkg.lexicon.clinical import negation
+from dkg.lexicon.clinical import negation, no_fact_spans
 from dkg.lexicon.spans import KeySpans
 from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources, used_keys
 
@@ -298,9 +298,12 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     # the longest wording wins ('no signs of hemodynamic compromise' over 'hemodynamic compromise')
     claim = KeySpans(len(text)).claim
     found: list[VocabularyFact] = []
+    no_facts = no_fact_spans(text)
 
     for phrase in _phrases(tuple(sorted(s.name for s in specs if s.kind is KeyKind.CATEGORICAL))):
         for m in phrase.pattern.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in no_facts):
+                continue
             if claim(phrase.key, m.start(), m.end()):
                 # a denied wording states the other value of a yes/no key: "no beat-to-beat variability" says
                 # yes to the key whose no-wording it is, as "not hypotensive" says stable
@@ -360,12 +363,49 @@ def _in_range(number: float, spec: KeySpec) -> bool:
                 or (spec.maximum is not None and number > spec.maximum))
 
 
-def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
-    """``{key: value}`` for the onboarded ``guidelines``' keys stated in ``question`` (first mention wins)."""
-    facts: dict[str, float | str] = {}
+# "PEA arrest, … rhythm check now shows VF": a value stated after one of these words in its sentence is the value
+# now, whatever an earlier mention of the same key said
+_NOW = re.compile(r"\b(?:now|currently|at present|presently)\b")
+_SENTENCE_END = re.compile(r"[.;!?]\s")
+
+
+def _then_and_now(question: str, guidelines: Iterable[str]) -> tuple[dict[str, float | str], dict[str, float | str]]:
+    """(the first value stated for each key, the value now): they differ where a later mention is said to hold
+    now ("now", "currently" earlier in its sentence)."""
+    then: dict[str, float | str] = {}
+    now: dict[str, float | str] = {}
+    text = question.lower()
     for fact in find_vocabulary_facts(question, guidelines):
-        facts.setdefault(fact.key, fact.value)
-    return facts
+        if fact.key not in now:
+            then[fact.key] = now[fact.key] = fact.value
+            continue
+        opening = max((m.end() for m in _SENTENCE_END.finditer(text, 0, fact.start)), default=0)
+        if fact.value != now[fact.key] and _NOW.search(text, opening, fact.start):
+            now[fact.key] = fact.value
+    return then, now
 
 
-__all__ = ["VocabularyFact", "find_vocabulary_facts", "onboarded_sources", "read_facts", "vocabulary_facts"]
+def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
+    """``{key: value}`` for the onboarded ``guidelines``' keys stated in ``question``: the first mention wins, unless
+    a later one is said to hold now ("now", "currently" earlier in its sentence): a question tells the course in
+    order, and its facts are about the patient now.
+
+    >>> vocabulary_facts("PEA arrest, 2 min CPR. Rhythm check now shows VF. Next?", ["cardiac-smog"])
+    {'rhythm_shockable': 'yes'}
+    >>> vocabulary_facts("PEA arrest. Is VF next? Next?", ["cardiac-smog"])
+    {'rhythm_shockable': 'no'}
+    >>> earlier_values("PEA arrest, 2 min CPR. Now VF. Next?", ["cardiac-smog"])
+    {'rhythm_shockable': 'no'}
+    """
+    return _then_and_now(question, guidelines)[1]
+
+
+def earlier_values(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
+    """The keys whose value the question says changed ("PEA arrest, … now VF"), each with the value stated first:
+    what held when the steps it says were done were taken."""
+    then, now = _then_and_now(question, guidelines)
+    return {key: value for key, value in then.items() if now[key] != value}
+
+
+__all__ = ["VocabularyFact", "earlier_values", "find_vocabulary_facts", "onboarded_sources", "read_facts",
+           "vocabulary_facts"]
