@@ -380,7 +380,10 @@ def _then_and_now(question: str, guidelines: Iterable[str]) -> tuple[dict[str, f
             then[fact.key] = now[fact.key] = fact.value
             continue
         opening = max((m.end() for m in _SENTENCE_END.finditer(text, 0, fact.start)), default=0)
-        if fact.value != now[fact.key] and _NOW.search(text, opening, fact.start):
+        closing = _SENTENCE_END.search(text + " ", fact.end)
+        # a sentence that asks ("what now if VF?") states no value
+        asks = closing is not None and closing.group().startswith("?")
+        if fact.value != now[fact.key] and not asks and _NOW.search(text, opening, fact.start):
             now[fact.key] = fact.value
     return then, now
 
@@ -393,6 +396,8 @@ def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, floa
     >>> vocabulary_facts("PEA arrest, 2 min CPR. Rhythm check now shows VF. Next?", ["cardiac-smog"])
     {'rhythm_shockable': 'yes'}
     >>> vocabulary_facts("PEA arrest. Is VF next? Next?", ["cardiac-smog"])
+    {'rhythm_shockable': 'no'}
+    >>> vocabulary_facts("PEA arrest, CPR going. What now if it turns into VF?", ["cardiac-smog"])
     {'rhythm_shockable': 'no'}
     >>> earlier_values("PEA arrest, 2 min CPR. Now VF. Next?", ["cardiac-smog"])
     {'rhythm_shockable': 'no'}
