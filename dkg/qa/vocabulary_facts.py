@@ -76,6 +76,20 @@ def _keys(guidelines: Iterable[str]) -> list[KeySpec]:
     return [spec for spec in VOCABULARY.values() if spec.source in wanted or spec.name in borrowed]
 
 
+_GLOSSED = re.compile(r"(?P<words>.*?\w.*?)\s*\((?P<short>[a-z][a-z0-9]{1,7})\)")
+
+
+def wordings(word: str) -> list[str]:
+    """``word`` and, when it ends with a short form in brackets (a box's text taken as a synonym), the words and the
+    short form alone: clinicians write one or the other, seldom both.
+
+    >>> wordings("return of spontaneous circulation (rosc)"), wordings("heart rate")
+    (['return of spontaneous circulation (rosc)', 'return of spontaneous circulation', 'rosc'], ['heart rate'])
+    """
+    glossed = _GLOSSED.fullmatch(word.strip())
+    return [word] if glossed is None else [word, glossed["words"], glossed["short"]]
+
+
 @lru_cache(maxsize=32)
 def _phrases(keys: tuple[str, ...]) -> tuple[_Phrase, ...]:
     out: list[_Phrase] = []
@@ -85,10 +99,10 @@ def _phrases(keys: tuple[str, ...]) -> tuple[_Phrase, ...]:
             continue
         for value, words in spec.values.items():
             for word in {*words, *([] if spec.boolean else [value.replace("_", " ")])}:
-                out.append(_Phrase(_pattern(word, gap=True), name, value, spec.boolean))
+                out += [_Phrase(_pattern(w, gap=True), name, value, spec.boolean) for w in wordings(word)]
         if spec.boolean:
             for word in spec.synonyms:
-                out.append(_Phrase(_pattern(word, gap=True), name, "yes", True))
+                out += [_Phrase(_pattern(w, gap=True), name, "yes", True) for w in wordings(word)]
     # longest wording first: 'no signs of hemodynamic compromise' before 'hemodynamic compromise'
     return tuple(sorted(out, key=lambda p: -len(p.pattern.pattern)))
 
