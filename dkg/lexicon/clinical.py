@@ -11,6 +11,7 @@ value and is listed in :attr:`ClinicalReading.unknown` instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -181,8 +182,15 @@ class NegationSettings(BaseModel):
         return [_check_key(k) for k in keys]
 
 
+ANY_KEY = "*"
+
+
 class NotFact(BaseModel):
-    """Text of another scale that looks like a fact ('CKD stage 4' is no cancer stage): never read as ``keys``."""
+    """Text of another scale that looks like a fact ('CKD stage 4' is no cancer stage): never read as ``keys``.
+
+    ``keys: ["*"]`` holds for every key, an onboarded guideline's own included ('third shock': a defibrillation,
+    not the haemodynamic shock a vocabulary may name).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -192,7 +200,7 @@ class NotFact(BaseModel):
     @field_validator("keys")
     @classmethod
     def _known(cls, keys: list[str]) -> list[str]:
-        return [_check_key(k) for k in keys]
+        return [k if k == ANY_KEY else _check_key(k) for k in keys]
 
     @field_validator("regex")
     @classmethod
@@ -279,8 +287,6 @@ class ClinicalLexiconData(BaseModel):
     question_cues: dict[Literal["advise", "conditions"], list[str]] = Field(default_factory=dict)
     out_of_scope: OutOfScope = Field(default_factory=OutOfScope)
     not_facts: list[NotFact] = Field(default_factory=list)
-    no_fact_wordings: list[str] = Field(default_factory=list,
-                                        description="regexes of text that states no fact of any key")
     value_precedence: dict[str, list[str]] = Field(default_factory=dict,
                                                    description="key → values that win over its other values")
     course_events: CourseEvents = Field(default_factory=CourseEvents)
@@ -443,7 +449,6 @@ class ClinicalLexicon:
                                for phrase in phrases), key=lambda e: -len(e[2]))
         self.unknown_cues = [_phrase_regex(c) for c in data.unknown_cues]
         self.not_facts = [(entry, re.compile(entry.regex, re.IGNORECASE)) for entry in data.not_facts]
-        self.no_fact_wordings = [re.compile(regex, re.IGNORECASE) for regex in data.no_fact_wordings]
         terms = sorted({t.lower() for c in data.concepts for t in c.terms}, key=len, reverse=True)
         self.concept_terms = re.compile(r"\b(?:" + "|".join(map(re.escape, terms)) + r")\b")
         self._nlp: Language | None = None
@@ -772,17 +777,34 @@ def clinical_facts(question: str) -> ClinicalReading:
     return clinical_lexicon().read(question)
 
 
-def not_fact_spans(question: str) -> list[tuple[frozenset[str], int, int]]:
-    """(keys, start, end) of the text that must not be read as those keys ('CKD stage 4': no cancer stage)."""
+@dataclass(frozen=True)
+class NotFactSpan:
+    """Text that must not be read as ``keys`` (every key when they hold ``*``)."""
+
+    keys: frozenset[str]
+    start: int
+    end: int
+
+    def blocks(self, key: str, start: int, end: int) -> bool:
+        """Whether a reading of ``key`` over ``[start, end)`` overlaps this text and is one it forbids."""
+        return (key in self.keys or ANY_KEY in self.keys) and start < self.end and self.start < end
+
+
+def not_fact_spans(question: str) -> list[NotFactSpan]:
+    """The text of ``question`` that must not be read as certain keys ('CKD stage 4': no cancer stage; 'shocked
+    x3': a defibrillation, no fact of any key).
+
+    >>> [(sorted(s.keys), s.start) for s in not_fact_spans("CKD stage 4, shocked x3")]
+    [(['stage'], 0), (['*'], 13)]
+    """
     lexicon = clinical_lexicon()
-    return [(frozenset(entry.keys), m.start(), m.end()) for entry, regex in lexicon.not_facts
+    return [NotFactSpan(frozenset(entry.keys), m.start(), m.end()) for entry, regex in lexicon.not_facts
             for m in regex.finditer(question)]
 
 
-def no_fact_spans(question: str) -> list[tuple[int, int]]:
-    """(start, end) of the text that states no patient fact of any key ('shocked x3', 'after the third shock': a
-    defibrillation, not the haemodynamic shock an onboarded guideline's vocabulary may name)."""
-    return [(m.start(), m.end()) for regex in clinical_lexicon().no_fact_wordings for m in regex.finditer(question)]
+def blocked(spans: Iterable[NotFactSpan], key: str, start: int, end: int) -> bool:
+    """Whether any of ``spans`` forbids reading ``key`` over ``[start, end)``."""
+    return any(span.blocks(key, start, end) for span in spans)
 
 
 def value_precedence(key: str) -> list[str]:

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from dkg.errors import ConstraintError
 from dkg.lexicon.clinical import (
+    blocked,
     clinical_facts,
     course_events,
     digit_text,
@@ -269,10 +270,10 @@ def find_facts(question: str, refused: list[RefusedFact] | None = None) -> list[
             taken[i] = True
 
     clinical = clinical_facts(digits.text).facts
-    blocked = not_fact_spans(digits.text)
+    not_facts = not_fact_spans(digits.text)
 
     def readable(key: str, a: int, b: int) -> bool:
-        return not any(key in keys and a < end and start < b for keys, start, end in blocked)
+        return not blocked(not_facts, key, a, b)
     # shorthand numbers (22F, 40 mm, MRD 0.08 %) before the generator's patterns; the generator's own phrases
     # before the lexicon's other wordings, so every generated question still reads back as it was written
     for span in clinical:

@@ -66,7 +66,7 @@ from dkg.qa.side_by_side import side_by_side
 from dkg.qa.step_match import answer_described_step
 from dkg.qa.step_order import answer_step_order, waits_for
 from dkg.qa.training import ensure_model
-from dkg.qa.vocabulary_facts import vocabulary_facts
+from dkg.qa.vocabulary_facts import ThenAndNow, then_and_now
 from dkg.qa.way_in import WayIn, holds, way_in_facts
 from dkg.types import Constraint, version_order
 from dkg.vocabulary import onboarded_guidelines, onboarded_sources
@@ -127,6 +127,14 @@ class TextToCypherService:
         self._treatments: dict[tuple[str, str], list[str]] = {}
         self.last_path = ""  # how the last answer was reached: beam<N>, fallback or refused
         self._distinctive: tuple[tuple[str, ...], dict[str, frozenset[str]]] = ((), {})
+        self._start_answer("")
+
+    def _start_answer(self, question: str) -> None:
+        """Forget what the last answer read: a curation between answers is seen."""
+        self._question = question  # the walk reads which steps the question says are done
+        self._way_ins: dict[tuple[str, str], WayIn] = {}  # each version's arrows, read once per answer
+        self._courses: dict[tuple[str, tuple[str, ...]], ThenAndNow] = {}  # and each text's facts
+        self._readings: dict[tuple[str, tuple[str, ...]], dict[str, float | str]] = {}
 
     def close(self) -> None:
         if self._own_graph:
@@ -224,8 +232,7 @@ class TextToCypherService:
         timings: dict[str, float] = {}
         self.stats["questions"] += 1
         self.last_path = "refused"
-        self._question = question  # the walk reads which steps the question says are done
-        self._way_ins: dict[tuple[str, str], WayIn] = {}  # each version's arrows, read once per answer
+        self._start_answer(question)
         reason = self.screen(question)
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
@@ -248,7 +255,7 @@ class TextToCypherService:
         facts = implied_facts(extract_facts(question))
         # an onboarded guideline's keys are read from its vocabulary file (no lexicon wordings exist for them)
         about = self._guidelines(question)
-        facts = {**vocabulary_facts(question, about), **facts}
+        facts = {**self._then_and_now(question, about).now, **facts}
         # treatments written short ('nivo/ipi') are matched by their full names, appended to the question
         question_text = with_treatment_names(question)
         grounding_about = ([self._only] if self._only is not None
@@ -572,7 +579,8 @@ class TextToCypherService:
         try:
             version = self.version_of(found[0])
             answer = answer_described_step(self.graph, question, found[0], version,
-                                           way_in=self._way_in(found[0], version), facts=self._stated(question, found))
+                                           way_in=self._way_in(found[0], version),
+                                           facts=lambda: self._stated(question, found))
         except DKGError:
             return None
         return self._answered_by("described_step", answer)
@@ -581,7 +589,7 @@ class TextToCypherService:
         found = self._step_guideline(question)
         if len(found) != 1 or found[0] not in onboarded_sources() or self._lexicon_facts(question, found[0]):
             return None
-        stated = vocabulary_facts(question, found)
+        stated = self._then_and_now(question, found).now
         try:
             return answer_from_current_step(self.graph, question, found[0], self.version_of(found[0]), stated)
         except DKGError:
@@ -674,17 +682,26 @@ class TextToCypherService:
         tested = {c.key for edges in way_in.edges.values() for e in edges for c in e.tests + e.target_tests}
         return {k: v for k, v in facts.items() if k in tested}
 
-    @staticmethod
-    def _stated(text: str, found: list[str]) -> dict[str, float | str]:
-        """The facts ``text`` states: the onboarded guidelines' vocabulary, then the clinical lexicon's."""
-        return {**vocabulary_facts(text, found), **implied_facts(extract_facts(text))}
+    def _then_and_now(self, text: str, found: list[str]) -> ThenAndNow:
+        """The onboarded guidelines' facts ``text`` states (:func:`then_and_now`), read once per answer."""
+        key = (text, tuple(found))
+        if key not in self._courses:
+            self._courses[key] = then_and_now(text, found)
+        return self._courses[key]
 
-    @staticmethod
-    def _named_by_its_box(step: str, found: list[str], answer: Answer, strict: bool = False) -> bool:
+    def _stated(self, text: str, found: list[str]) -> dict[str, float | str]:
+        """The facts ``text`` states: the onboarded guidelines' vocabulary, then the clinical lexicon's (read once
+        per answer)."""
+        key = (text, tuple(found))
+        if key not in self._readings:
+            self._readings[key] = {**self._then_and_now(text, found).now, **implied_facts(extract_facts(text))}
+        return self._readings[key]
+
+    def _named_by_its_box(self, step: str, found: list[str], answer: Answer, strict: bool = False) -> bool:
         """Whether the facts a named step's own words state are the named box's own words ('pre-deployment
         preparation' names the box, though 'pre-deployment' reads as not deployed), not a patient's course
         ('after nephrectomy and recurrence'); ``strict``: whether it states no fact at all."""
-        said = TextToCypherService._stated(step, found)
+        said = self._stated(step, found)
         if not said:
             return True
         if strict:
@@ -692,7 +709,7 @@ class TextToCypherService:
         boxes = " ".join(dict.fromkeys(str(r.get("after", "")) for r in answer.rows))
         if all_words_in(step, boxes):  # the step says nothing but the box's name
             return True
-        own = TextToCypherService._stated(boxes, found)
+        own = self._stated(boxes, found)
         return all(own.get(k) == v for k, v in said.items())
 
     @staticmethod
@@ -763,8 +780,9 @@ class TextToCypherService:
         let the walk start inside the pathway as well as at its roots (:mod:`dkg.qa.pathway`)."""
         walk = Walk(sketch.cypher(), params, [])
         if sketch.qtype is not QuestionType.CONDITIONS:
-            walk = walk_query(self.graph, sketch, params, getattr(self, "_question", ""),
-                              self._way_in(sketch.guideline, str(params["version"])))
+            walk = walk_query(self.graph, sketch, params, self._question,
+                              self._way_in(sketch.guideline, str(params["version"])),
+                              self._then_and_now(self._question, [sketch.guideline]).earlier)
         rows = self.executor.run(walk.cypher, walk.params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)

@@ -15,6 +15,7 @@ answered this way (a box is no yes or no).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from dkg.answers import Answer, Evidence
@@ -119,12 +120,12 @@ def in_focus(question: str) -> str:
 
 def answer_described_step(graph: Graph, question: str, guideline: str, version: str,
                           settings: StepMatchSettings | None = None, way_in: WayIn | None = None,
-                          facts: dict[str, FactValue] | None = None) -> Answer | None:
+                          facts: Callable[[], Mapping[str, FactValue]] | None = None) -> Answer | None:
     """The box the question describes (or, asked what it includes, the steps it leads to); None when the
     question asks yes or no, or describes no box clearly. Asked what the case is called, a question that describes
-    a few criteria boxes about equally well is answered with the name they all lead to (``facts``: the facts it
-    states; :func:`~dkg.qa.named_outcome.answer_described_name`). ``way_in``: the version's arrows when the caller
-    has read them already."""
+    a few criteria boxes about equally well is answered with the name they all lead to (``facts``: reads the facts
+    it states, called only then; :func:`~dkg.qa.named_outcome.answer_described_name`). ``way_in``: the version's
+    arrows when the caller has read them already."""
     settings = settings or StepMatchSettings()
     boxes = step_boxes(graph, guideline, version)
     contents_asked = _CONTENTS.search(question) is not None
@@ -140,7 +141,8 @@ def answer_described_step(graph: Graph, question: str, guideline: str, version: 
         close = close_boxes(question, boxes, settings)
         if not 1 < len(close) <= settings.max_close:
             return None
-        return answer_described_name(question, close, way_in or WayIn.of(graph, guideline, version), facts or {},
+        return answer_described_name(question, close, way_in or WayIn.of(graph, guideline, version),
+                                     dict(facts()) if facts is not None else {},
                                      guideline, version)
     way_in = way_in or WayIn.of(graph, guideline, version)
     uids = [best.uid]

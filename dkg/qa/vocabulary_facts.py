@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from dkg.lexicon.clinical import negation, no_fact_spans
+from dkg.lexicon.clinical import blocked, negation, not_fact_spans
 from dkg.lexicon.spans import KeySpans
 from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources, used_keys
 
@@ -312,11 +312,11 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     # the longest wording wins ('no signs of hemodynamic compromise' over 'hemodynamic compromise')
     claim = KeySpans(len(text)).claim
     found: list[VocabularyFact] = []
-    no_facts = no_fact_spans(text)
+    not_facts = not_fact_spans(text)
 
     for phrase in _phrases(tuple(sorted(s.name for s in specs if s.kind is KeyKind.CATEGORICAL))):
         for m in phrase.pattern.finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in no_facts):
+            if blocked(not_facts, phrase.key, m.start(), m.end()):
                 continue
             if claim(phrase.key, m.start(), m.end()):
                 # a denied wording states the other value of a yes/no key: "no beat-to-beat variability" says
@@ -383,9 +383,34 @@ _NOW = re.compile(r"\b(?:now|currently|at present|presently)\b")
 _SENTENCE_END = re.compile(r"[.;!?]\s")
 
 
-def _then_and_now(question: str, guidelines: Iterable[str]) -> tuple[dict[str, float | str], dict[str, float | str]]:
-    """(the first value stated for each key, the value now): they differ where a later mention is said to hold
-    now ("now", "currently" earlier in its sentence)."""
+@dataclass(frozen=True)
+class ThenAndNow:
+    """What a question says held first (``then``) and holds now (``now``) for each key it states."""
+
+    then: dict[str, float | str]
+    now: dict[str, float | str]
+
+    @property
+    def earlier(self) -> dict[str, float | str]:
+        """The keys the question says changed ("PEA arrest, … now VF"), each with the value stated first: what
+        held when the steps it says were done were taken."""
+        return {key: value for key, value in self.then.items() if self.now[key] != value}
+
+
+def then_and_now(question: str, guidelines: Iterable[str]) -> ThenAndNow:
+    """The onboarded ``guidelines``' keys stated in ``question``: the first mention of each is what held then; a
+    later one said to hold now ("now", "currently" earlier in its sentence) is the value now, else the first. A
+    question tells the course in order, and its facts are about the patient now.
+
+    >>> then_and_now("PEA arrest, 2 min CPR. Rhythm check now shows VF. Next?", ["cardiac-smog"])
+    ThenAndNow(then={'rhythm_shockable': 'no'}, now={'rhythm_shockable': 'yes'})
+    >>> then_and_now("PEA arrest. Is VF next? Next?", ["cardiac-smog"]).now
+    {'rhythm_shockable': 'no'}
+    >>> then_and_now("PEA arrest, CPR going. What now if it turns into VF?", ["cardiac-smog"]).now
+    {'rhythm_shockable': 'no'}
+    >>> then_and_now("PEA arrest, 2 min CPR. Now VF. Next?", ["cardiac-smog"]).earlier
+    {'rhythm_shockable': 'no'}
+    """
     then: dict[str, float | str] = {}
     now: dict[str, float | str] = {}
     text = question.lower()
@@ -399,32 +424,14 @@ def _then_and_now(question: str, guidelines: Iterable[str]) -> tuple[dict[str, f
         asks = closing is not None and closing.group().startswith("?")
         if fact.value != now[fact.key] and not asks and _NOW.search(text, opening, fact.start):
             now[fact.key] = fact.value
-    return then, now
+    return ThenAndNow(then, now)
 
 
 def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
-    """``{key: value}`` for the onboarded ``guidelines``' keys stated in ``question``: the first mention wins, unless
-    a later one is said to hold now ("now", "currently" earlier in its sentence): a question tells the course in
-    order, and its facts are about the patient now.
-
-    >>> vocabulary_facts("PEA arrest, 2 min CPR. Rhythm check now shows VF. Next?", ["cardiac-smog"])
-    {'rhythm_shockable': 'yes'}
-    >>> vocabulary_facts("PEA arrest. Is VF next? Next?", ["cardiac-smog"])
-    {'rhythm_shockable': 'no'}
-    >>> vocabulary_facts("PEA arrest, CPR going. What now if it turns into VF?", ["cardiac-smog"])
-    {'rhythm_shockable': 'no'}
-    >>> earlier_values("PEA arrest, 2 min CPR. Now VF. Next?", ["cardiac-smog"])
-    {'rhythm_shockable': 'no'}
-    """
-    return _then_and_now(question, guidelines)[1]
+    """``{key: value}`` for the onboarded ``guidelines``' keys stated in ``question``, as they hold now
+    (:func:`then_and_now`)."""
+    return then_and_now(question, guidelines).now
 
 
-def earlier_values(question: str, guidelines: Iterable[str]) -> dict[str, float | str]:
-    """The keys whose value the question says changed ("PEA arrest, … now VF"), each with the value stated first:
-    what held when the steps it says were done were taken."""
-    then, now = _then_and_now(question, guidelines)
-    return {key: value for key, value in then.items() if now[key] != value}
-
-
-__all__ = ["VocabularyFact", "earlier_values", "find_vocabulary_facts", "onboarded_sources", "read_facts",
-           "vocabulary_facts"]
+__all__ = ["ThenAndNow", "VocabularyFact", "find_vocabulary_facts", "onboarded_sources", "read_facts",
+           "then_and_now", "vocabulary_facts"]

@@ -385,13 +385,19 @@ class WayIn:
         """
         wanted = set(keys)
         roots = [root for root in self.roots if among is None or root in set(among)]
-        counts = {root: len(wanted & self._keys_from(root)) for root in roots}
+        counts = {root: len(wanted & self._keys_under[root]) for root in roots}
         most = max(counts.values(), default=0)
         return [root for root in roots if counts[root] == most]
 
-    def _keys_from(self, root: str) -> set[str]:
-        reach = nx.descendants(self.arrows, root) | {root} if root in self.arrows else {root}
-        return {c.key for node in reach for e in self.edges.get(node, []) for c in e.tests + e.target_tests}
+    @cached_property
+    def _keys_under(self) -> dict[str, frozenset[str]]:
+        """The keys tested in each root's flowchart (the arrows out of the nodes it reaches)."""
+        keys_under: dict[str, frozenset[str]] = {}
+        for root in self.roots:
+            reach = nx.descendants(self.arrows, root) | {root} if root in self.arrows else {root}
+            keys_under[root] = frozenset(c.key for node in reach for e in self.edges.get(node, [])
+                                         for c in e.tests + e.target_tests)
+        return keys_under
 
     def keys_on_ways_to(self, uid: str) -> set[str]:
         """The keys the arrows on any way from a root to ``uid`` test (the boxes they enter included).

@@ -309,9 +309,7 @@ def with_weak_lines_reread(crops: list[np.ndarray], read: list[dict[str, list[An
 def _replaced_weak_lines(first: dict[str, list[Any]], second: dict[str, list[Any]], weak_conf: float
                          ) -> dict[str, list[Any]]:
     """``first`` with its weak lines replaced by the one line of ``second`` whose middle lies within each (its
-    words given the replaced line's key), where that line is read with more confidence.
-
-    """
+    words given the replaced line's key), where that line is read with more confidence."""
     second_lines = list(_lines(second).values())
     dropped: set[int] = set()
     added: list[tuple[tuple[int, int, int], int]] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dkg.graph.db import named_queries
 from dkg.qa.pathway import walk_query
 from dkg.qa.queries import QuerySketch, QuestionType
-from dkg.qa.vocabulary_facts import earlier_values, vocabulary_facts
+from dkg.qa.vocabulary_facts import then_and_now, vocabulary_facts
 from dkg.qa.way_in import WayIn
 
 GUIDELINE = "cardiac-smog"  # shipped with the repository: its vocabulary has rhythm_shockable (VF / PEA)
@@ -39,10 +39,10 @@ class _Graph:
 def test_a_value_said_to_hold_now_wins_and_the_first_is_kept_as_what_held_then() -> None:
     question = "PEA arrest, IO in, epi given. Rhythm check now shows VF. What now?"
     assert vocabulary_facts(question, [GUIDELINE]) == {"rhythm_shockable": "yes"}
-    assert earlier_values(question, [GUIDELINE]) == {"rhythm_shockable": "no"}
+    assert then_and_now(question, [GUIDELINE]).earlier == {"rhythm_shockable": "no"}
     # without a word saying it holds now, the first mention wins and nothing changed
     assert vocabulary_facts("PEA arrest. Could it be VF? What now?", [GUIDELINE]) == {"rhythm_shockable": "no"}
-    assert earlier_values("PEA arrest. Could it be VF? What now?", [GUIDELINE]) == {}
+    assert then_and_now("PEA arrest. Could it be VF? What now?", [GUIDELINE]).earlier == {}
 
 
 def test_the_steps_said_done_are_placed_with_the_value_that_held_then() -> None:
