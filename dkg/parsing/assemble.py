@@ -35,6 +35,7 @@ class RawBox:
     id: str = ""
     # the tip of a pointer drawn as part of the box's outline (a chevron below a band), if there is one
     pointer: Point | None = None
+    dark: bool = False  # see Shape.dark
 
 
 @dataclass
@@ -133,7 +134,8 @@ def assemble(prims: PagePrimitives, settings: AssemblySettings = DEFAULT_SETTING
         if pointer is not None:
             candidates.append(RawBox(pointer[0], "pointer", pointer=pointer[1]))
             continue
-        candidates.append(RawBox(shape.bbox, _shape_kind(shape), points=tuple(_dedupe(shape.points)) or ()))
+        candidates.append(RawBox(shape.bbox, _shape_kind(shape), points=tuple(_dedupe(shape.points)) or (),
+                                 dark=shape.dark))
     # each token belongs to the smallest shape holding its centre
     free: list[Token] = []
     hidden: list[Token] = []  # text hidden between two stacked boxes: kept as free text, labels no connector
@@ -746,13 +748,17 @@ def _merge_bands(boxes: list[RawBox], free: list[Token],
                 # a one-line band abutting a band of equal width below it with no gap is one box filled in
                 # pieces (a title band, a line split over two fills); a visible gap, or an upper band of
                 # several lines, makes boxes stacked in reading order (see _stacked)
-                upper = a if a.bbox.top <= b.bbox.top else b
-                if (-settings.piece_gap <= gap <= settings.piece_gap and abs(a.bbox.x0 - b.bbox.x0) <= 4
+                upper, lower = (a, b) if a.bbox.top <= b.bbox.top else (b, a)
+                # ... and a dark one-line bar on a light box of its width, touching it, is its title (a scan's
+                # shapes, each found with its own border, overlap where the digital page's abut)
+                least = -settings.stack_gap if upper.dark and not lower.dark else -settings.piece_gap
+                if (least <= gap <= settings.piece_gap and abs(a.bbox.x0 - b.bbox.x0) <= 4
                         and abs(a.bbox.x1 - b.bbox.x1) <= 4 and len(build_lines(upper.tokens)) <= 1):
                     a.bbox = a.bbox.union(b.bbox)
                     a.tokens.extend(b.tokens)
                     a.kind = "banded"
                     a.points = ()
+                    a.dark = a.dark and b.dark
                     del kept[j]
                     changed = True
                     break

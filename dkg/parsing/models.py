@@ -46,6 +46,8 @@ class Shape:
     filled: bool
     stroked: bool
     kind: str = "polygon"
+    # filled darker than mid-grey, so its text is light: a title bar (set where the fill's tone is known)
+    dark: bool = False
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ import numpy as np
 
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.models import PagePrimitives, Segment, Shape
-from dkg.parsing.scan.binarise import binarise
+from dkg.parsing.scan.binarise import PageImage, binarise
 from dkg.parsing.scan.connectors import find_connectors, network_strokes, reach_boxes
 from dkg.parsing.scan.settings import DEFAULT_SETTINGS, ScanSettings
-from dkg.parsing.scan.shapes import cover_outer_borders, find_shapes, snap_to_borders
+from dkg.parsing.scan.shapes import FoundShape, cover_outer_borders, find_shapes, snap_to_borders
 from dkg.parsing.scan.text import box_tokens, free_tokens, token_rects
 
 
@@ -48,7 +48,7 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
         x0, y0, x1, y1 = shape.rect
         prims.shapes.append(Shape(tuple(pt(px, py) for px, py in shape.outline()),
                                   BBox(x0 / scale, y0 / scale, x1 / scale, y1 / scale),
-                                  shape.filled, not shape.filled, shape.kind))
+                                  shape.filled, not shape.filled, shape.kind, _dark(page, shape, settings)))
     for stroke in strokes:
         prims.segments.append(Segment(pt(*stroke.a), pt(*stroke.b)))
     for head in heads:
@@ -57,6 +57,14 @@ def pipeline_primitives(gray: np.ndarray, page_number: int, width_pt: float, hei
                                       BBox(x0 / scale, y0 / scale, x1 / scale, y1 / scale), True, False))
     prims.tokens = box_tokens(page, shapes, settings) + free
     return prims
+
+
+def _dark(page: PageImage, shape: FoundShape, settings: ScanSettings) -> bool:
+    """Whether ``shape`` is filled darker than ``settings.dark_fill_grey`` inside its border."""
+    x0, y0, x1, y1 = shape.rect
+    border = page.px(settings.border_pt)
+    inside = page.gray[y0 + border:y1 - border, x0 + border:x1 - border]
+    return inside.size > 0 and float(np.median(inside)) < settings.dark_fill_grey
 
 
 def region_primitives(gray: np.ndarray, page_number: int, region: BBox, width_pt: float, height_pt: float,

@@ -59,6 +59,9 @@ class ScanSettings:
     fill_open_pt: float = 6.0  # opening that removes text, lines and arrowheads from the fill mask
     duplicate_overlap: float = 0.6  # two candidates sharing this share of the smaller one are one box
     border_pt: float = 1.0  # outline thickness added around a box found by its inside
+    # a box whose inside has a median grey below this is filled dark, so the text it carries is light: a title
+    # bar (mid-grey; on the dev scans title bars read 99-102, every other box 202 or lighter)
+    dark_fill_grey: int = 128
     min_text_ink: float = 0.01  # share of a box's inside that must be ink (else connectors fence it in)
     # two graded boxes stacked edge to edge whose thin shared border the scan lost (smog-48 "CPR 2 min" on "IV /
     # IO access"): the paper tone inside the hole (a grey closing ``stack_tone_pt`` wide, so no text) rises by at
@@ -135,6 +138,11 @@ class ScanSettings:
     # a last word of a box line made of signs only, more than this many line heights from the word before it, is
     # a pictogram or speck (smog-48's star read ``*``, 3.4 heights away; punctuation stands within 0.5); 0 keeps it
     lone_sign_gap: float = 2.0
+    # a list marker drawn as a pictogram (a flag, a check box) that tesseract reads as a capital letter: the same
+    # letter (not the words A and I) opening at least this many lines of one box, their left ends within
+    # ``marker_align`` of a line's height of each other, is dropped (cbrn-12's flags read ``P``); 0 keeps them
+    marker_min_lines: int = 2
+    marker_align: float = 0.5
     # a bullet tesseract did not read (in a box where another line opens with a bullet it read): a solid dot of ink
     # (``bullet_fill`` of its bounding box, as wide as tall within ``bullet_aspect``) this share (min, max) of the
     # line's height across, ending at most ``bullet_gap`` line heights before the line's first word (smog-43's

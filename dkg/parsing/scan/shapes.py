@@ -35,13 +35,19 @@ class FoundShape:
         left, right = self.pointer_base
         return ((x0, y0), (x1, y0), (x1, y1), (right, y1), self.pointer, (left, y1), (x0, y1))
 
-    def chevron_area(self, pad: int) -> Rect | None:
-        """The area the chevron covers, ``pad`` pixels wider and deeper (blanked before the OCR of the box it
-        reaches into), or None without a chevron."""
+    def chevron_area(self, pad: int) -> tuple[tuple[int, int], ...] | None:
+        """The chevron's triangle grown by ``pad`` pixels on every side (its outline, beyond its inside), blanked
+        before the OCR of the box it reaches into; None without a chevron. Not its bounding rectangle: the words
+        of a band under the tip stand beside it (cbrn-12 ``Agent Criteria``)."""
         if self.pointer is None or self.pointer_base is None:
             return None
+        from shapely import Polygon
+
         left, right = self.pointer_base
-        return (left - pad, self.rect[3], right + pad, self.pointer[1] + pad)
+        bottom = self.rect[3]
+        grown = Polygon([(left, bottom), (right, bottom), self.pointer]).buffer(pad, join_style="mitre",
+                                                                               mitre_limit=3.0)
+        return tuple((int(round(x)), int(round(y))) for x, y in grown.exterior.coords)
 
 
 def _overlap(a: Rect, b: Rect) -> int:

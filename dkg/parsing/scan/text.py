@@ -88,6 +88,8 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
         lines[key].append((word, left, top, width, height))
     ox, oy = offset
     tokens: list[Token] = []
+    if inner_bar_is_i:
+        lines = pictogram_markers_dropped(lines, chosen.marker_min_lines, chosen.marker_align)
     for words in lines.values():
         words.sort(key=lambda w: w[1])
         words = [("I", *w[1:]) if w[0] == LONE_BAR and _bar_is_i(words, k, bar_gap) else w
@@ -138,6 +140,40 @@ def _pictogram(word: tuple[str, int, int, int, int], line: list[tuple[str, int, 
     others = [w[4] for w in line if w is not word]
     return (ratio > 0 and len(word[0]) == 1 and word[0].isalpha() and len(others) >= 2
             and word[4] >= ratio * float(np.median(others)))
+
+
+_WORD_LETTERS = frozenset("AI")  # capital letters that are English words and may open a line
+
+
+def pictogram_markers_dropped(lines: dict[Any, list[tuple[str, int, int, int, int]]], min_lines: int,
+                              align: float) -> dict[Any, list[tuple[str, int, int, int, int]]]:
+    """A box's lines without the list markers drawn as pictograms that tesseract read as a capital letter: the
+    same letter (not ``A`` or ``I``) opening at least ``min_lines`` lines, each followed by a word, their left
+    ends within ``align`` of the line height of each other (cbrn-12's flags read ``P Unusual organism strains``,
+    ``P Unusual genomic profiles``). A letter opening one line only is a word or an initial (``P waves``).
+
+    >>> lines = {1: [("P", 10, 0, 6, 9), ("Unusual", 22, 0, 40, 9)], 2: [("strains", 22, 12, 30, 9)],
+    ...          3: [("P", 11, 24, 6, 9), ("Genomic", 22, 24, 40, 9)],
+    ...          4: [("P", 60, 36, 6, 9), ("waves", 70, 36, 30, 9)]}
+    >>> [[w[0] for w in words] for words in pictogram_markers_dropped(lines, 2, 0.5).values()]
+    [['Unusual'], ['strains'], ['Genomic'], ['P', 'waves']]
+    """
+    if min_lines <= 0:
+        return lines
+    openers: dict[str, list[tuple[Any, int, int]]] = defaultdict(list)
+    for key, words in lines.items():
+        if len(words) < 2:
+            continue
+        first = min(words, key=lambda w: w[1])
+        if len(first[0]) == 1 and first[0].isupper() and first[0] not in _WORD_LETTERS:
+            openers[first[0]].append((key, first[1], first[4]))
+    dropped: set[Any] = set()
+    for found in openers.values():
+        for _key, left, height in found:
+            aligned = [k for k, x, _ in found if abs(x - left) <= align * height]
+            if len(aligned) >= min_lines:
+                dropped.update(aligned)
+    return {key: (sorted(words, key=lambda w: w[1])[1:] if key in dropped else words) for key, words in lines.items()}
 
 
 _QUOTE_BEFORE_STAR = re.compile("[\"\u201c\u201d](?=\\*)")
@@ -227,8 +263,7 @@ def box_tokens(page: PageImage, shapes: list[FoundShape], settings: ScanSettings
     for shape in shapes:
         chevron = shape.chevron_area(page.px(settings.chevron_blank_pt))
         if chevron is not None:
-            cx0, cy0, cx1, cy1 = chevron
-            gray[max(0, cy0): min(h, cy1), max(0, cx0): min(w, cx1)] = 255
+            cv2.fillPoly(gray, [np.array(chevron, np.int32)], 255)
     boxes: list[tuple[np.ndarray, tuple[int, int, int, int], tuple[int, int, int, int]]] = []
     for shape in shapes:
         x0, y0, x1, y1 = shape.rect
