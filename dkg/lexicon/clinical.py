@@ -185,6 +185,17 @@ class NegationSettings(BaseModel):
 ANY_KEY = "*"
 
 
+class DoneParticles(BaseModel):
+    """Words that report a step done only in a short clause ('pads on', 'IV in', 'on monitor'): ``ending`` as
+    the clause's last word, ``opening`` as its first, in a clause of at most ``max_words`` words."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ending: list[str] = Field(default_factory=list)
+    opening: list[str] = Field(default_factory=list)
+    max_words: int = Field(default=3, ge=2)
+
+
 class NotFact(BaseModel):
     """Text of another scale that looks like a fact ('CKD stage 4' is no cancer stage): never read as ``keys``.
 
@@ -294,6 +305,7 @@ class ClinicalLexiconData(BaseModel):
     done_step_cues: list[str] = Field(default_factory=list, description="words saying a step was done that also "
                                       "name it ('primary resected': the resection)")
     done_stop_words: list[str] = Field(default_factory=list, description="words too common to tell steps apart")
+    done_particles: DoneParticles = Field(default_factory=DoneParticles)
     not_done_wordings: list[str] = Field(default_factory=list, description="wordings with a done cue that report a "
                                          "result, not a step done ('complete response')")
 

@@ -33,6 +33,7 @@ from dkg.vocabulary import VOCABULARY, KeyKind
 
 FactValue = float | str
 _WORDS = re.compile(r"[a-z][a-z0-9/-]{2,}")
+_ANY_WORD = re.compile(r"[a-z0-9][a-z0-9/-]*")
 _PORTER = PorterStemmer()
 
 
@@ -142,6 +143,11 @@ def _reported_clauses(question: str, shorthand: bool = False) -> list[set[str]]:
     doxorubicin and cisplatin be given around surgery?') names a step to come, and a list in brackets is one clause
     ('staging done (CT chest, PET, bilateral marrow)'). ``shorthand``: a clause also has the words its shorthand
     stands for (lexicon abbreviations: 'echo' → echocardiogram)."""
+    return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set()) for c in _reported_texts(question)]
+
+
+def _reported_texts(question: str) -> list[str]:
+    """The text of each clause of ``question`` that reports rather than asks (see :func:`_reported_clauses`)."""
     question = _not_done_wordings().sub(" ", question)
     parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
     reported = []
@@ -154,7 +160,26 @@ def _reported_clauses(question: str, shorthand: bool = False) -> list[set[str]]:
             reported += sentences[:_asking_sentence(sentences)]
         else:
             reported.append(clause)
-    return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set()) for c in reported]
+    return reported
+
+
+def _short_reports(question: str) -> list[set[str]]:
+    """The words of each short clause that reports a step by a particle ('pads on', 'IV in', 'on monitor'; lexicon
+    ``done_particles``), the particle left out.
+
+    >>> _short_reports("62M, BP 82/50. pads on, line in. On monitor. In VF. What first?")
+    [{'pads'}, {'line'}, {'monitor'}]
+    """
+    particles = clinical_lexicon().data.done_particles
+    ending, opening = {w.lower() for w in particles.ending}, {w.lower() for w in particles.opening}
+    reports = []
+    for clause in _reported_texts(question):
+        words = _ANY_WORD.findall(clause.lower())
+        if 2 <= len(words) <= particles.max_words and (words[-1] in ending or words[0] in opening):
+            named = set(_WORDS.findall(" ".join(words[:-1] if words[-1] in ending else words[1:])))
+            if named:
+                reports.append(named)
+    return reports
 
 
 def _shorthand_words(text: str) -> set[str]:
@@ -339,13 +364,15 @@ class WayIn:
         """Whether a clause of ``question`` that does not ask (no question mark) has a done cue ('during MAP')."""
         data = clinical_lexicon().data
         cues = {c.lower() for c in data.done_cues + data.done_step_cues}
-        return any(clause & cues for clause in _reported_clauses(question))
+        return any(clause & cues for clause in _reported_clauses(question)) or bool(_short_reports(question))
 
     def done_steps(self, question: str, root_contents: Mapping[str, str] | None = None) -> set[str]:
         """Actions the question says were done: a clause with a done cue ('Baseline post-op CT chest and MRI
         done') shares at least two distinctive words with the action's own text (footnotes left out), or one
         word of six letters or more that no other action's text has ('curettage with phenol, finished'). Words are
-        compared by their Porter stems, so 'primary resected' names 'resection of the primary'. A clause ending in
+        compared by their Porter stems, so 'primary resected' names 'resection of the primary'. A short clause
+        with a particle ('pads on', 'IV in', 'on monitor': lexicon ``done_particles``) reports its words done, one
+        of them alone naming the action no other action shares it with. A clause ending in
         a question mark asks about a step, it does not report one. ``root_contents``: the text of the roots (no
         arrow enters them, so the arrows do not carry it), when the caller has read it; they count as actions."""
         data = clinical_lexicon().data
@@ -356,6 +383,9 @@ class WayIn:
         clauses = _reported_clauses(question, shorthand=True)
         done_words = _stems(set().union(*(c - (cues - naming) for c in clauses if c & cues)) - stop
                             if clauses else set())
+        # a short report names its step with few words ('pads on'): one word no other action has is enough
+        named_alone = _stems(set().union(*_short_reports(question))) - stop
+        done_words |= named_alone
         if not done_words:
             return set()
         actions = {e.target for edges in self.edges.values() for e in edges if e.action}
@@ -369,7 +399,7 @@ class WayIn:
             for word in own:
                 actions_with[word] += 1
         return {target for target, own in words_of.items() if len(own & done_words) >= 2 or any(
-            len(w) >= 6 and actions_with[w] == 1 for w in own & done_words)}
+            (len(w) >= 6 or w in named_alone) and actions_with[w] == 1 for w in own & done_words)}
 
     def roots_testing_most(self, keys: Iterable[str], among: Iterable[str] | None = None) -> list[str]:
         """The roots whose flowchart (the nodes a root's arrows reach) tests the most of ``keys``: on a guideline of
