@@ -140,9 +140,12 @@ class ScanSettings:
     lone_sign_gap: float = 2.0
     # a list marker drawn as a pictogram (a flag, a check box) that tesseract reads as a capital letter: the same
     # letter (not the words A and I) opening at least this many lines of one box, their left ends within
-    # ``marker_align`` of a line's height of each other, is dropped (cbrn-12's flags read ``P``); 0 keeps them
+    # ``marker_align`` of a line's height of each other, each at least ``marker_gap`` of its height before the next
+    # word (a hanging indent, not a word space), is dropped; 0 keeps them. cbrn-12's flags read ``P`` at 200 dpi:
+    # 1.09-1.18 heights before their words, where the words of those lines stand at most 0.45 apart
     marker_min_lines: int = 2
     marker_align: float = 0.5
+    marker_gap: float = 0.7
     # a bullet tesseract did not read (in a box where another line opens with a bullet it read): a solid dot of ink
     # (``bullet_fill`` of its bounding box, as wide as tall within ``bullet_aspect``) this share (min, max) of the
     # line's height across, ending at most ``bullet_gap`` line heights before the line's first word (smog-43's

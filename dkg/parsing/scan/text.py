@@ -89,7 +89,7 @@ def words_to_tokens(data: dict[str, list[Any]], offset: tuple[int, int], scale: 
     ox, oy = offset
     tokens: list[Token] = []
     if inner_bar_is_i:
-        lines = pictogram_markers_dropped(lines, chosen.marker_min_lines, chosen.marker_align)
+        lines = pictogram_markers_dropped(lines, chosen.marker_min_lines, chosen.marker_align, chosen.marker_gap)
     for words in lines.values():
         words.sort(key=lambda w: w[1])
         words = [("I", *w[1:]) if w[0] == LONE_BAR and _bar_is_i(words, k, bar_gap) else w
@@ -146,16 +146,17 @@ _WORD_LETTERS = frozenset("AI")  # capital letters that are English words and ma
 
 
 def pictogram_markers_dropped(lines: dict[Any, list[tuple[str, int, int, int, int]]], min_lines: int,
-                              align: float) -> dict[Any, list[tuple[str, int, int, int, int]]]:
+                              align: float, gap: float) -> dict[Any, list[tuple[str, int, int, int, int]]]:
     """A box's lines without the list markers drawn as pictograms that tesseract read as a capital letter: the
-    same letter (not ``A`` or ``I``) opening at least ``min_lines`` lines, each followed by a word, their left
-    ends within ``align`` of the line height of each other (cbrn-12's flags read ``P Unusual organism strains``,
-    ``P Unusual genomic profiles``). A letter opening one line only is a word or an initial (``P waves``).
+    same letter (not ``A`` or ``I``) opening at least ``min_lines`` lines, their left ends within ``align`` of the
+    line height of each other, each at least ``gap`` of its height before the word after it (a hanging indent:
+    cbrn-12's flags read ``P Unusual organism strains``, ``P Unusual genomic profiles``). A letter a word space
+    before its word is text (``P waves absent``, ``P waves upright``), and so is one opening a single line.
 
-    >>> lines = {1: [("P", 10, 0, 6, 9), ("Unusual", 22, 0, 40, 9)], 2: [("strains", 22, 12, 30, 9)],
-    ...          3: [("P", 11, 24, 6, 9), ("Genomic", 22, 24, 40, 9)],
+    >>> lines = {1: [("P", 10, 0, 6, 9), ("Unusual", 24, 0, 40, 9)], 2: [("strains", 24, 12, 30, 9)],
+    ...          3: [("P", 11, 24, 6, 9), ("Genomic", 24, 24, 40, 9)],
     ...          4: [("P", 60, 36, 6, 9), ("waves", 70, 36, 30, 9)]}
-    >>> [[w[0] for w in words] for words in pictogram_markers_dropped(lines, 2, 0.5).values()]
+    >>> [[w[0] for w in words] for words in pictogram_markers_dropped(lines, 2, 0.5, 0.7).values()]
     [['Unusual'], ['strains'], ['Genomic'], ['P', 'waves']]
     """
     if min_lines <= 0:
@@ -164,8 +165,9 @@ def pictogram_markers_dropped(lines: dict[Any, list[tuple[str, int, int, int, in
     for key, words in lines.items():
         if len(words) < 2:
             continue
-        first = min(words, key=lambda w: w[1])
-        if len(first[0]) == 1 and first[0].isupper() and first[0] not in _WORD_LETTERS:
+        first, after = sorted(words, key=lambda w: w[1])[:2]
+        hanging = after[1] - (first[1] + first[3]) >= gap * first[4]
+        if len(first[0]) == 1 and first[0].isupper() and first[0] not in _WORD_LETTERS and hanging:
             openers[first[0]].append((key, first[1], first[4]))
     dropped: set[Any] = set()
     for found in openers.values():

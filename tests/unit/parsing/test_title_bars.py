@@ -89,7 +89,15 @@ def test_a_letter_opening_several_lines_at_one_place_is_a_pictogram_marker_and_d
                   ("P", 2, 4), ("waves", 14, 4))
     words = [t.text for t in words_to_tokens(data, (0, 0), 1.0, 0.0, DEFAULT_SETTINGS, inner_bar_is_i=True)
              if t.text.strip()]
-    assert words == ["Unusual", "strains", "Genomic", "waves"]
+    # the last line's letter stands on the markers' margin but a word space before its word: text
+    assert words == ["Unusual", "strains", "Genomic", "P", "waves"]
+
+
+def test_a_letter_a_word_space_before_its_word_is_text_even_on_several_lines() -> None:
+    # "P waves absent" / "P waves upright": the letter stands where a word would, not at a hanging indent
+    data = _table(("P", 2, 1), ("waves", 13, 1), ("P", 2, 2), ("waves", 13, 2))
+    assert [t.text for t in words_to_tokens(data, (0, 0), 1.0, 0.0, DEFAULT_SETTINGS, inner_bar_is_i=True)
+            if t.text.strip()] == ["P", "waves", "P", "waves"]
 
 
 def test_a_letter_opening_one_line_or_the_word_a_is_kept() -> None:
