@@ -7,7 +7,7 @@ the start nodes come from the graph."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,14 +148,15 @@ class Walk:
 
 
 def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], question: str = "",
-               way_in: WayIn | None = None, earlier: Mapping[str, float | str] | None = None) -> Walk:
+               way_in: WayIn | None = None, earlier: Callable[[], Mapping[str, float | str]] | None = None) -> Walk:
     """The patient query of ``sketch`` walking from the roots and the position starts of its stated facts, with
     the parameters that walk needs (``$starts``, ``$position_weights``; ``$prefix_keys`` and ``$prefix_passed``:
     the stated keys tested and the actions passed on the way in to each start, which the walk counts as a walk
     from the root would; ``$event_keys``: the keys of course events, lexicon data; ``$done``: the actions
     ``question`` says were done, which lose a tie to the step after them). ``way_in``: the guideline version's
-    arrows, and ``earlier``: the values the question says held before they changed
-    (:attr:`~dkg.qa.vocabulary_facts.ThenAndNow.earlier`), when the caller has read them already."""
+    arrows when the caller has read them already; ``earlier``: reads the values the question says held before
+    they changed (:attr:`~dkg.qa.vocabulary_facts.ThenAndNow.earlier`), called only when it says steps were
+    done."""
     stated = {k: v for k, v in params.items() if k in sketch.keys and isinstance(v, (float, str))}
     way_in = way_in or WayIn.of(graph, sketch.guideline, str(params["version"]))
     unplaced = onset_facts_no_test_names(stated, way_in)
@@ -170,11 +171,10 @@ def walk_query(graph: Graph, sketch: QuerySketch, params: dict[str, object], que
     # and the walk may start at it: the decisions on the way to it were passed, whatever they tested
     # ... and what was true then is the value a key had before the question says it changed ("PEA arrest, IO in,
     # epi given, … now VF": the access and epinephrine of the non-shockable side)
-    if not done:
-        earlier = {}
-    elif earlier is None:
-        earlier = then_and_now(question, [sketch.guideline]).earlier
-    consistent = way_in.ways(_without_changing({**checked_facts, **earlier})) if done else {}
+    then: Mapping[str, float | str] = {}
+    if done:
+        then = earlier() if earlier is not None else then_and_now(question, [sketch.guideline]).earlier
+    consistent = way_in.ways(_without_changing({**checked_facts, **then})) if done else {}
     before_done = way_in.before(done & set(consistent))
     starts.update({uid: consistent[uid] for uid in sorted(done & set(consistent)) if uid not in starts})
     age = stated.get("age")

@@ -782,7 +782,7 @@ class TextToCypherService:
         if sketch.qtype is not QuestionType.CONDITIONS:
             walk = walk_query(self.graph, sketch, params, self._question,
                               self._way_in(sketch.guideline, str(params["version"])),
-                              self._then_and_now(self._question, [sketch.guideline]).earlier)
+                              lambda: self._then_and_now(self._question, [sketch.guideline]).earlier)
         rows = self.executor.run(walk.cypher, walk.params)
         if not rows and sketch.qtype is not QuestionType.CONDITIONS:
             lenient = replace(sketch, lenient=True)
