@@ -15,6 +15,12 @@ them; a second, independent set ``<name>_fresh_questions.jsonl``, when present, 
 ``<name>.qa_fresh_{dev,heldout}_*``), and, with ``--clinician``, the rule layer's accuracy on the shipped
 guidelines' clinician dev questions with the onboarded guideline published (it must not drop). The keys are merged
 into the results file.
+
+``--box-wordings`` (instead): the same replay with every key the review writes cut to the wordings a box gives
+it (a boolean key its first synonym, a categorical value its own name; numeric keys kept), as a curator who adds
+no wordings leaves an onboarded guideline; then the same questions. It measures, on development data, how much the
+answers owe to the curator's wordings and how much the shared clinical wordings (``dkg/lexicon/data/
+wording_groups.yaml``) give back; keys ``<name>.box_wordings.*``.
 """
 
 from __future__ import annotations
@@ -105,7 +111,13 @@ def main() -> None:
     parser.add_argument("--dev-only", action="store_true",
                         help="with --heldout: only the pages marked `split: dev` (developing without running the "
                              "held-out ones again)")
+    parser.add_argument("--box-wordings", action="store_true",
+                        help="replay each recorded review with its keys cut to their box wordings and answer the "
+                             "questions (what the curator's wordings carry)")
     args = parser.parse_args()
+    if args.box_wordings:
+        box_wordings_part(args.out)
+        return
     if args.heldout:
         heldout_part(args.out, dev_only=args.dev_only)
         return
@@ -173,6 +185,69 @@ def _vocabulary_without_onboarded(into: Path) -> Path:
             (into / path.parent.name).mkdir(parents=True, exist_ok=True)
             shutil.copy(path, into / path.parent.name / GUIDELINE_FILE)
     return into
+
+
+def box_wordings_review(review: Path, into: Path) -> Path:
+    """A copy of the recorded ``review`` (written in ``into``) whose keys keep only the wordings a box gives them:
+    a boolean key its first synonym (as its yes wording, no ``no`` wordings), a categorical value its own name.
+    Numeric keys keep their synonyms (a rate or a pressure is named, not described)."""
+    recorded = yaml.safe_load(review.read_text(encoding="utf-8"))
+
+    def cut(entry: dict[str, Any]) -> None:
+        if entry.get("kind") == "numeric":
+            return
+        if entry.get("kind") == "boolean":
+            entry["synonyms"] = list(entry.get("synonyms", []))[:1] or [entry["description"].casefold()]
+            entry["yes"], entry["no"] = list(entry["synonyms"]), []
+            return
+        entry["values"] = {value: [value.replace("_", " ")] for value in entry.get("values", {})}
+
+    for entry in (recorded.get("add") or {}).get("keys", {}).values():
+        cut(entry)
+    for decision in recorded.get("decisions", []):
+        if isinstance(decision, dict) and isinstance(decision.get("entry"), dict):
+            cut(decision["entry"])
+    path = into / review.name
+    path.write_text(yaml.safe_dump(recorded, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def box_wordings_part(out: Path) -> None:
+    """Each recorded review replayed with :func:`box_wordings_review`, then its question sets (rule layer)."""
+    from dkg.evaluation.onboarded_qa import load_items, run, split
+    from dkg.graph.drafts_replay import onboard_reviewed, review_files
+    from dkg.qa.service import TextToCypherService
+
+    figures: dict[str, float | str] = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    settings = get_settings()
+    with open_graph(settings) as graph:
+        for path in review_files(GUIDELINES_ROOT):
+            with tempfile.TemporaryDirectory(prefix="dkg-box-wordings-") as work:
+                review = box_wordings_review(path, Path(work))
+                name = onboard_reviewed(graph, review, settings=settings, work=Path(work), echo=lambda _: None
+                                        ).guideline
+            service = TextToCypherService(settings, graph=graph, rules_only=True)
+            stem = PROJECT_ROOT / "datasets" / "qa" / name.replace("-", "_")
+            sets = {"main": Path(f"{stem}_questions.jsonl"), "fresh": Path(f"{stem}_fresh_questions.jsonl"),
+                    "steps": Path(f"{stem}_steps_questions.jsonl")}
+            for label, questions in sets.items():
+                if not questions.is_file():
+                    continue
+                items = load_items(questions)
+                parts = {"dev": items} if label == "steps" else dict(zip(("dev", "heldout"), split(items), strict=True))
+                for part, part_items in parts.items():
+                    rows = run(service, graph, part_items)
+                    key = f"{name}.box_wordings.qa_{label}_{part}"
+                    figures[f"{key}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
+                    figures[f"{key}_n"] = len(rows)
+                    print(f"{name} box wordings {label} {part}: {sum(r.correct for r in rows)}/{len(rows)}")
+            figures[f"{name}.box_wordings.note"] = (
+                "the recorded review with its keys cut to their box wordings (bench/onboard_bench.py "
+                "--box-wordings): a curator who adds no wordings; rule layer")
+        # the shipped vocabulary again, for whatever runs next in this process
+        reload_vocabulary()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def qa_part(out: Path, *, clinician_dev: bool, runs: int = 3) -> None:

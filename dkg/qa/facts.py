@@ -506,19 +506,20 @@ def worded_guidelines(question: str) -> list[str]:
 def _owner_of_stated_keys(question: str) -> list[str]:
     """The onboarded guideline whose own vocabulary defines the keys the question states values on ('FiO2 up by
     0.25' states a numeric key of one onboarded guideline only), when it states a number on one of them or values
-    on two: one word ('stable') is too common to name a guideline. None when the stated keys belong to several
-    guidelines or to the base vocabulary only."""
-    from dkg.qa.vocabulary_facts import vocabulary_facts
+    in two wordings: one word ('stable', which may state two keys) is too common to name a guideline. None when the
+    stated keys belong to several guidelines or to the base vocabulary only."""
+    from dkg.qa.vocabulary_facts import find_vocabulary_facts
     from dkg.vocabulary import VOCABULARY, KeyKind, onboarded_sources
 
     onboarded = onboarded_sources()
     if not onboarded:
         return []
-    stated = {k: v for k, v in vocabulary_facts(question, sorted(onboarded)).items()
-              if k in VOCABULARY and VOCABULARY[k].source in onboarded}
-    owners = {VOCABULARY[k].source for k in stated}
-    numeric = any(VOCABULARY[k].kind is KeyKind.NUMERIC for k in stated)
-    return sorted(owners) if len(owners) == 1 and (numeric or len(stated) >= 2) else []
+    stated = [f for f in find_vocabulary_facts(question, sorted(onboarded))
+              if f.key in VOCABULARY and VOCABULARY[f.key].source in onboarded]
+    owners = {VOCABULARY[f.key].source for f in stated}
+    numeric = any(VOCABULARY[f.key].kind is KeyKind.NUMERIC for f in stated)
+    wordings = {(f.start, f.end) for f in stated}
+    return sorted(owners) if len(owners) == 1 and (numeric or len(wordings) >= 2) else []
 
 
 @lru_cache(maxsize=1)

@@ -6,20 +6,22 @@ guideline onboarded from a PDF brings keys no module knows (``heart_rate``, ``st
 what this module reads: a boolean key's ``yes`` / ``no`` wordings (a negated ``yes`` wording reads ``no``), a
 categorical key's value wordings, and a numeric key's synonyms followed by a number and an optional unit
 (converted to the key's unit with pint: ``QRS 120 ms`` → 0.12 second), or a number followed by the key's unit
-(``40/min``, ``40 bpm``). Only keys of guidelines without YAML sources are read, so the shipped guidelines'
-answers do not change.
+(``40/min``, ``40 bpm``). Each key also reads the shared clinical wordings of the groups it joins
+(:mod:`dkg.lexicon.wording_groups`: a key proposed as "pulse present" reads "pulseless" as no). Only keys of
+guidelines without YAML sources are read, so the shipped guidelines' answers do not change.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from dkg.lexicon.clinical import blocked, negation, not_fact_spans
 from dkg.lexicon.spans import KeySpans
+from dkg.lexicon.wording_groups import widened
 from dkg.vocabulary import VOCABULARY, KeyKind, KeySpec, onboarded_sources, used_keys
 
 if TYPE_CHECKING:
@@ -46,6 +48,8 @@ _ARROW = r"\s*(?:->|-->|→|=>|to)\s*"
 _SHARED_UNITS = frozenset({"day", "hour"})
 # a synonym ending in "for" is also written with "x" ("abx for 4 days", "abx x4d")
 _FOR = re.compile(r"\s+for$")
+# what stands between two answers of one key that a question weighs rather than states
+_ALTERNATIVE = re.compile(r"\s*(?:vs\.?|versus|or|/)\s*")
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,32 @@ def _keys(guidelines: Iterable[str]) -> list[KeySpec]:
     ``uses_keys`` (a second bradycardia algorithm reading the cardiac charts' ``heart_rate``)."""
     wanted = set(guidelines) & onboarded_sources()
     borrowed = {k for g in wanted for k in used_keys(g)}
-    return [spec for spec in VOCABULARY.values() if spec.source in wanted or spec.name in borrowed]
+    return [_widened(_Wordings.of(spec)) for spec in VOCABULARY.values()
+            if spec.source in wanted or spec.name in borrowed]
+
+
+@dataclass(frozen=True)
+class _Wordings:
+    """What a key's phrases are made of, hashable (a :class:`KeySpec`'s ``values`` is a dict)."""
+
+    spec: KeySpec = field(compare=False, hash=False)
+    name: str
+    kind: KeyKind
+    boolean: bool
+    synonyms: tuple[str, ...]
+    values: tuple[tuple[str, tuple[str, ...]], ...]
+    rest: tuple[object, ...]  # unit, range, source...: a key changed in any of them is read anew
+
+    @classmethod
+    def of(cls, spec: KeySpec) -> _Wordings:
+        rest = (spec.description, spec.unit, spec.minimum, spec.maximum, spec.open, spec.source, spec.domains)
+        return cls(spec, spec.name, spec.kind, spec.boolean, spec.synonyms, tuple(spec.values.items()), rest)
+
+
+@lru_cache(maxsize=256)
+def _widened(wordings: _Wordings) -> KeySpec:
+    """The key with the shared clinical wordings of the groups it joins (:mod:`dkg.lexicon.wording_groups`)."""
+    return widened(wordings.spec)
 
 
 _GLOSSED = re.compile(r"(?P<words>.*?\w.*?)\s*\((?P<short>[a-z][a-z0-9]{1,7})\)")
@@ -91,18 +120,17 @@ def wordings(word: str) -> list[str]:
 
 
 @lru_cache(maxsize=32)
-def _phrases(keys: tuple[str, ...]) -> tuple[_Phrase, ...]:
+def _phrases(keys: tuple[_Wordings, ...]) -> tuple[_Phrase, ...]:
     out: list[_Phrase] = []
-    for name in keys:
-        spec = VOCABULARY[name]
-        if spec.kind is not KeyKind.CATEGORICAL:
+    for key in keys:
+        if key.kind is not KeyKind.CATEGORICAL:
             continue
-        for value, words in spec.values.items():
-            for word in {*words, *([] if spec.boolean else [value.replace("_", " ")])}:
-                out += [_Phrase(_pattern(w, gap=True), name, value, spec.boolean) for w in wordings(word)]
-        if spec.boolean:
-            for word in spec.synonyms:
-                out += [_Phrase(_pattern(w, gap=True), name, "yes", True) for w in wordings(word)]
+        for value, words in key.values:
+            for word in {*words, *([] if key.boolean else [value.replace("_", " ")])}:
+                out += [_Phrase(_pattern(w, gap=True), key.name, value, key.boolean) for w in wordings(word)]
+        if key.boolean:
+            for word in key.synonyms:
+                out += [_Phrase(_pattern(w, gap=True), key.name, "yes", True) for w in wordings(word)]
     # longest wording first: 'no signs of hemodynamic compromise' before 'hemodynamic compromise'
     return tuple(sorted(out, key=lambda p: -len(p.pattern.pattern)))
 
@@ -146,12 +174,12 @@ def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[Voca
     specs = _keys(guidelines)
     if not specs:
         return []
-    found = read_facts(question, specs)
+    found, weighed = _read(question, specs)
     # clinicians' shorthand ("abx", "QADs") read as the words a vocabulary's synonyms use, for the keys the
-    # question's own words state nothing of
+    # question's own words state nothing of (nor weigh as alternatives)
     expanded = _shorthand_expanded(question)
     if expanded != question:
-        said = {f.key for f in found}
+        said = {f.key for f in found} | weighed
         found += [f for f in read_facts(expanded, [s for s in specs if s.name not in said]) if f.key not in said]
     return sorted(found, key=lambda f: (f.start, f.end))
 
@@ -306,6 +334,11 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     >>> [(f.key, f.value) for f in read_facts("afebrile, no new antibiotics", [days])]
     [('antibiotic_days', 0.0)]
     """
+    return _read(question, specs)[0]
+
+
+def _read(question: str, specs: list[KeySpec]) -> tuple[list[VocabularyFact], set[str]]:
+    """:func:`read_facts`, and the keys whose answers the question weighs as alternatives (it states none)."""
     text = question.lower()
     negated = negation(question)
     # one wording may state facts of several keys ('hypotensive': compromise and instability), but within a key
@@ -314,7 +347,8 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     found: list[VocabularyFact] = []
     not_facts = not_fact_spans(text)
 
-    for phrase in _phrases(tuple(sorted(s.name for s in specs if s.kind is KeyKind.CATEGORICAL))):
+    categorical = sorted((s for s in specs if s.kind is KeyKind.CATEGORICAL), key=lambda s: s.name)
+    for phrase in _phrases(tuple(_Wordings.of(s) for s in categorical)):
         for m in phrase.pattern.finditer(text):
             if blocked(not_facts, phrase.key, m.start(), m.end()):
                 continue
@@ -324,6 +358,9 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
                 value: float | str = ({"yes": "no", "no": "yes"}[phrase.value]
                                       if phrase.negatable and negated.negates(m.start()) else phrase.value)
                 found.append(VocabularyFact(m.start(), m.end(), phrase.key, value))
+    stated = _without_alternatives(found, text)
+    weighed = {f.key for f in found} - {f.key for f in stated}
+    found = stated
     numbers: list[VocabularyFact] = []
     for spec in specs:
         if spec.kind is not KeyKind.NUMERIC:
@@ -369,7 +406,26 @@ def read_facts(question: str, specs: list[KeySpec]) -> list[VocabularyFact]:
     for fact in sorted(numbers, key=lambda f: f.start - f.end):
         if not any(k.key != fact.key and k.start <= fact.start and fact.end <= k.end for k in kept):
             kept.append(fact)
-    return sorted(found + kept, key=lambda f: (f.start, f.end))
+    return sorted(found + kept, key=lambda f: (f.start, f.end)), weighed
+
+
+def _without_alternatives(found: list[VocabularyFact], text: str) -> list[VocabularyFact]:
+    """``found`` without the values of a key named as alternatives ("stable vs unstable", "shockable or not
+    shockable"): a question weighing both states neither.
+
+    >>> facts = [VocabularyFact(9, 15, "stable", "yes"), VocabularyFact(19, 27, "stable", "no")]
+    >>> _without_alternatives(facts, "sort out stable vs unstable")
+    []
+    >>> len(_without_alternatives(facts, "sort out stable, now unstable"))
+    2
+    """
+    weighed: set[VocabularyFact] = set()
+    for first in found:
+        for second in found:
+            if (first.key == second.key and first.value != second.value and first.end <= second.start
+                    and _ALTERNATIVE.fullmatch(text, first.end, second.start)):
+                weighed |= {first, second}
+    return [fact for fact in found if fact not in weighed]
 
 
 def _in_range(number: float, spec: KeySpec) -> bool:

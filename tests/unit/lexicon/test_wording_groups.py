@@ -1,0 +1,128 @@
+"""Shared clinical wordings joined to an onboarded guideline's keys (dkg/lexicon/wording_groups.py), and a question
+weighing both answers of a key ("stable vs unstable"), which states neither."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dkg.lexicon.errors import LexiconError
+from dkg.lexicon.wording_groups import WordingGroup, load_wording_groups, widened, wording_groups
+from dkg.qa.vocabulary_facts import read_facts
+from dkg.vocabulary import KeyKind, KeySpec
+
+
+def boolean(name: str, *synonyms: str, yes: tuple[str, ...] = (), no: tuple[str, ...] = ()) -> KeySpec:
+    return KeySpec(name, KeyKind.CATEGORICAL, name, boolean=True, synonyms=synonyms,
+                   values={"yes": (*synonyms, *yes), "no": no})
+
+
+def stated(question: str, *specs: KeySpec) -> dict[str, float | str]:
+    return {f.key: f.value for f in read_facts(question, [widened(s) for s in specs])}
+
+
+# a key as onboarding proposes it from a box "Pulse present?": its own wording and nothing else
+PULSE = boolean("pulse_present", "pulse present")
+UNSTABLE = boolean("unstable", "unstable")
+SYMPTOMS = boolean("chest_pain_sob_dizziness", "chest pain / sob / dizziness")
+SBP = KeySpec("sbp", KeyKind.NUMERIC, "SBP", unit="mmHg", minimum=0, maximum=300, synonyms=("sbp",))
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("arrest, pulseless after 2 cycles", "no"), ("lost the pulse again", "no"), ("now has a pulse", "yes"),
+    ("palpable pulse at the femoral", "yes"), ("pulse present", "yes")])
+def test_a_proposed_key_reads_the_wordings_of_its_group(question: str, value: str) -> None:
+    assert stated(question, PULSE) == {"pulse_present": value}
+
+
+def test_without_the_groups_the_proposed_key_reads_its_own_wording_only() -> None:
+    assert read_facts("pulseless after 2 cycles", [PULSE]) == []
+    assert widened(PULSE, groups=()) == PULSE
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("HR 38, hypotensive and confused", "yes"), ("in shock", "yes"), ("haemodynamically stable", "no"),
+    ("not hypotensive", "no")])
+def test_signs_state_the_group_and_their_denial_its_opposite(question: str, value: str) -> None:
+    assert stated(question, UNSTABLE) == {"unstable": value}
+
+
+def test_signs_never_join_a_key_to_a_group() -> None:
+    # a key worded "hypotension" joins the hypotension group, not the instability group it is a sign of
+    hypotension = widened(boolean("hypotension", "hypotension"))
+    assert "low blood pressure" in hypotension.values["yes"]
+    assert "unstable" not in hypotension.values["yes"] + hypotension.values["no"]
+
+
+def test_a_key_listing_findings_is_stated_by_each_and_denied_by_its_negation() -> None:
+    assert stated("sinus tach 125, c/o chest pain", SYMPTOMS) == {"chest_pain_sob_dizziness": "yes"}
+    assert stated("feels lightheaded", SYMPTOMS) == {"chest_pain_sob_dizziness": "yes"}
+    assert stated("dyspneic at rest", SYMPTOMS) == {"chest_pain_sob_dizziness": "yes"}
+    assert stated("denies chest pain", SYMPTOMS) == {"chest_pain_sob_dizziness": "no"}
+    # the opposite of one finding is no wording of the key: denying chest pain says nothing of dizziness
+    assert "chest pain free" not in widened(SYMPTOMS).values["no"]
+
+
+def test_a_numeric_key_reads_its_groups_synonyms() -> None:
+    assert stated("BP 78/40, HR 40", SBP) == {"sbp": 78.0}
+    assert stated("systolic 70", SBP) == {"sbp": 70.0}
+
+
+def test_a_curators_own_wording_wins() -> None:
+    # the curator says 'stable' answers no to this key: the group does not add it as a yes wording
+    curated = widened(boolean("odd", "unstable", no=("stable",)))
+    assert "stable" not in curated.values["yes"]
+    assert curated.values["no"][0] == "stable"
+
+
+def test_a_key_on_both_sides_of_a_group_joins_it_on_neither() -> None:
+    both = boolean("pulse_check", "pulse present", "pulseless")
+    assert widened(both) == both
+
+
+def test_a_categorical_value_reads_its_groups_wordings_not_another_values() -> None:
+    block = KeySpec("av_block", KeyKind.CATEGORICAL, "AV block",
+                    values={"type_1": ("wenckebach",), "type_2": ("mobitz ii",), "complete": ("chb",)})
+    wide = widened(block)
+    assert "mobitz type i" in wide.values["type_1"]
+    assert "complete heart block" in wide.values["complete"]
+    # 'chb' is a sign of high-grade block, but this key's values join groups through their own wordings only
+    assert not set(wide.values["type_2"]) & set(wide.values["complete"])
+
+
+@pytest.mark.parametrize("question", ["before we sort out stable vs unstable, what next?",
+                                      "is she stable or unstable?", "pulseless / pulse present?"])
+def test_a_question_weighing_both_answers_states_neither(question: str) -> None:
+    assert stated(question, UNSTABLE, PULSE) == {}
+
+
+def test_two_answers_told_in_turn_are_both_read() -> None:
+    facts = read_facts("stable at first, then unstable", [widened(UNSTABLE)])
+    assert [f.value for f in facts] == ["no", "yes"]
+
+
+def test_the_shipped_groups_load_and_each_wording_is_on_one_side() -> None:
+    groups = wording_groups()
+    assert len(groups) > 40
+    assert all(g.same for g in groups)
+
+
+def test_a_wording_on_both_sides_of_a_group_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "groups.yaml"
+    path.write_text("groups:\n  - {name: x, same: [stable], opposite: [Stable]}\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match="on both sides"):
+        load_wording_groups(path)
+    path.write_text("groups:\n  - {name: x, same: [pulse, Pulse]}\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match="listed twice"):
+        load_wording_groups(path)
+    path.write_text("groups:\n  - {name: x, sme: [pulse]}\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match="sme"):
+        load_wording_groups(path)
+
+
+def test_side_of_ignores_case_and_punctuation() -> None:
+    group = WordingGroup(name="g", same=["a-fib"], opposite=["not sinus"])
+    assert group.side_of("A fib") is True
+    assert group.side_of("Not sinus?") is False
+    assert group.side_of("sinus") is None
