@@ -28,6 +28,8 @@ from dkg.graph.drafts import (
 )
 from dkg.graph.onboard import onboard
 from dkg.lexicon.topics import load_onboarded_topic
+from dkg.lexicon.wording_groups import widened
+from dkg.qa.vocabulary_facts import read_facts
 from dkg.vocabulary import GUIDELINE_FILE, GUIDELINES_ROOT, VOCABULARY, reload_vocabulary
 
 pytestmark = pytest.mark.neo4j
@@ -177,6 +179,11 @@ def test_review_then_publish_then_unpublish(drafted: Graph, vocabulary_root: Pat
         [i for i in items if i.kind == "node"]) - 1
     edges = drafted.read(named_queries("qa_graph")["version_edges"], {"g": NAME, "v": VERSION})
     assert ["chest_pain_sob_dizziness=no"] in [list(r["constraints"]) for r in edges]
+    # the key as proposed, with no wording a curator added, reads clinicians' words for each finding it lists
+    symptoms = widened(VOCABULARY["chest_pain_sob_dizziness"])
+    assert [f.value for f in read_facts("HR 150, feels lightheaded", [symptoms])] == ["yes"]
+    assert [f.value for f in read_facts("HR 150, dyspneic", [symptoms])] == ["yes"]
+    assert [f.value for f in read_facts("HR 150, denies chest pain", [symptoms])] == ["no"]
     titles = {t for r in drafted.read(named_queries("onboard")["published_nodes"], {"uid": f"{NAME}|{VERSION}"})
               for t in r["page_titles"] or []}
     assert titles == {"TACHYCARDIA w/ PULSE"}  # the flowchart's title, kept on its nodes for QA
