@@ -50,6 +50,8 @@ class WordingGroup(BaseModel):
     signs: Wordings = Field(default_factory=list)
     opposite: Wordings = Field(default_factory=list)
     opposite_signs: Wordings = Field(default_factory=list)
+    quantity: bool = False
+    """A measured quantity: joins numeric keys only (a yes / no key written "pulse" is no heart rate)."""
 
     @field_validator("same", "signs", "opposite", "opposite_signs")
     @classmethod
@@ -64,6 +66,8 @@ class WordingGroup(BaseModel):
 
     @model_validator(mode="after")
     def _sides_apart(self) -> WordingGroup:
+        if self.quantity and (self.signs or self.opposite or self.opposite_signs):
+            raise ValueError(f"group {self.name!r} is a quantity: list its wordings under `same` only")
         both = {normalised(w) for w in (*self.same, *self.signs)} & {
             normalised(w) for w in (*self.opposite, *self.opposite_signs)}
         if both:
@@ -160,8 +164,10 @@ def widened(spec: KeySpec, groups: tuple[WordingGroup, ...] | None = None) -> Ke
     True
     """
     groups = wording_groups() if groups is None else groups
+    quantities = tuple(g for g in groups if g.quantity)
+    groups = tuple(g for g in groups if not g.quantity)
     if spec.kind is KeyKind.NUMERIC:
-        extra = tuple(w for g in groups if any(g.side_of(s) for s in spec.synonyms) for w in g.same)
+        extra = tuple(w for g in quantities if any(g.side_of(s) for s in spec.synonyms) for w in g.same)
         return replace(spec, synonyms=_added(spec.synonyms, extra, set())) if extra else spec
     values = dict(spec.values)
     if spec.boolean:

@@ -69,6 +69,14 @@ def test_a_numeric_key_reads_its_groups_synonyms() -> None:
     assert stated("systolic 70", SBP) == {"sbp": 70.0}
 
 
+def test_a_quantity_joins_numeric_keys_only() -> None:
+    # a yes / no key written "pulse" (a box "Pulse?") is no heart rate: it reads no rate wordings
+    pulse = widened(boolean("pulse", "pulse"))
+    assert "hr" not in pulse.values["yes"]
+    rate = widened(KeySpec("rate", KeyKind.NUMERIC, "Rate", unit="1/min", minimum=0, maximum=400, synonyms=("pulse",)))
+    assert "hr" in rate.synonyms
+
+
 def test_a_curators_own_wording_wins() -> None:
     # the curator says 'stable' answers no to this key: the group does not add it as a yes wording
     curated = widened(boolean("odd", "unstable", no=("stable",)))
@@ -115,6 +123,9 @@ def test_a_wording_on_both_sides_of_a_group_is_refused(tmp_path: Path) -> None:
         load_wording_groups(path)
     path.write_text("groups:\n  - {name: x, same: [pulse, Pulse]}\n", encoding="utf-8")
     with pytest.raises(LexiconError, match="listed twice"):
+        load_wording_groups(path)
+    path.write_text("groups:\n  - {name: x, same: [hr], signs: [tachy], quantity: true}\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match="is a quantity"):
         load_wording_groups(path)
     path.write_text("groups:\n  - {name: x, sme: [pulse]}\n", encoding="utf-8")
     with pytest.raises(LexiconError, match="sme"):
