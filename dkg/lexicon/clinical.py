@@ -17,10 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from dkg.lexicon.errors import LexiconError
+from dkg.lexicon.loader import validated_file
 from dkg.lexicon.spans import KeySpans
 from dkg.vocabulary import VOCABULARY, KeyKind
 
@@ -360,17 +359,7 @@ class ClinicalReading:
 
 def load_clinical_lexicon(path: Path = CLINICAL_FACTS_PATH) -> ClinicalLexiconData:
     """The lexicon file, validated; :class:`LexiconError` names the file and the bad entry."""
-    if not path.is_file():
-        raise LexiconError(f"lexicon file {path} is missing; it ships with the package (dkg/lexicon/data/)")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise LexiconError(f"{path} is not valid YAML: {exc}") from exc
-    try:
-        return ClinicalLexiconData.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise LexiconError(f"{path}: {problems}") from exc
+    return validated_file(path, ClinicalLexiconData)
 
 
 @lru_cache(maxsize=1)

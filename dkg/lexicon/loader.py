@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from dkg.lexicon.errors import LexiconError
 from dkg.lexicon.model import LexiconData
@@ -21,15 +21,21 @@ FILES: dict[str, dict[str, str]] = {
     "populations.yaml": {"populations": "populations"},
 }
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def _read(path: Path, keys: list[str]) -> dict[str, Any]:
+def _document(path: Path) -> Any:
+    """The YAML document of the lexicon file ``path``; :class:`LexiconError` when it is missing or not YAML."""
     if not path.is_file():
         raise LexiconError(f"lexicon file {path} is missing; it ships with the package (dkg/lexicon/data/)")
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 (a safe loader)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as exc:
         raise LexiconError(f"{path} is not valid YAML: {exc}") from exc
+
+
+def _read(path: Path, keys: list[str]) -> dict[str, Any]:
+    doc = _document(path)
     missing = [k for k in keys if not isinstance(doc, dict) or k not in doc]
     if missing:
         raise LexiconError(f"{path} must be a mapping with the top-level key(s) {', '.join(map(repr, missing))}")
@@ -52,6 +58,16 @@ def _describe(exc: ValidationError, raw: dict[str, Any], files: dict[str, str]) 
         rest = ".".join(str(p) for p in loc[2:] if not isinstance(p, int) or p != loc[1])
         problems.append(f"{where}{entry}{': ' + rest if rest else ''}: {err['msg']}")
     return "; ".join(problems)
+
+
+def validated_file(path: Path, model: type[ModelT]) -> ModelT:
+    """The YAML file ``path`` validated as ``model``; :class:`LexiconError` names the file and each bad entry."""
+    raw = _document(path)
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise LexiconError(f"{path}: {problems}") from exc
 
 
 def load_lexicon_data(folder: Path | None = None) -> LexiconData:

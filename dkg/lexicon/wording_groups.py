@@ -14,10 +14,9 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from dkg.lexicon.errors import LexiconError
+from dkg.lexicon.loader import validated_file
 from dkg.vocabulary import KeyKind, KeySpec
 
 WORDING_GROUPS_PATH = Path(__file__).resolve().parent / "data" / "wording_groups.yaml"
@@ -97,17 +96,7 @@ class WordingGroups(BaseModel):
 
 def load_wording_groups(path: Path = WORDING_GROUPS_PATH) -> tuple[WordingGroup, ...]:
     """The groups of ``path``, validated; :class:`LexiconError` names the file, the group and the problem."""
-    if not path.is_file():
-        raise LexiconError(f"lexicon file {path} is missing; it ships with the package (dkg/lexicon/data/)")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise LexiconError(f"{path} is not valid YAML: {exc}") from exc
-    try:
-        return tuple(WordingGroups.model_validate(raw).groups)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise LexiconError(f"{path}: {problems}") from exc
+    return tuple(validated_file(path, WordingGroups).groups)
 
 
 @lru_cache(maxsize=1)

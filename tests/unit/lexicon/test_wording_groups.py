@@ -116,19 +116,15 @@ def test_the_shipped_groups_load_and_each_wording_is_on_one_side() -> None:
     assert all(g.same for g in groups)
 
 
-def test_a_wording_on_both_sides_of_a_group_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("group", "problem"), [
+    ("{name: x, same: [stable], opposite: [Stable]}", "on both sides"),
+    ("{name: x, same: [pulse, Pulse]}", "listed twice"),
+    ("{name: x, same: [hr], signs: [tachy], quantity: true}", "is a quantity"),
+    ("{name: x, sme: [pulse]}", "sme")])
+def test_a_bad_group_is_refused_naming_the_problem(tmp_path: Path, group: str, problem: str) -> None:
     path = tmp_path / "groups.yaml"
-    path.write_text("groups:\n  - {name: x, same: [stable], opposite: [Stable]}\n", encoding="utf-8")
-    with pytest.raises(LexiconError, match="on both sides"):
-        load_wording_groups(path)
-    path.write_text("groups:\n  - {name: x, same: [pulse, Pulse]}\n", encoding="utf-8")
-    with pytest.raises(LexiconError, match="listed twice"):
-        load_wording_groups(path)
-    path.write_text("groups:\n  - {name: x, same: [hr], signs: [tachy], quantity: true}\n", encoding="utf-8")
-    with pytest.raises(LexiconError, match="is a quantity"):
-        load_wording_groups(path)
-    path.write_text("groups:\n  - {name: x, sme: [pulse]}\n", encoding="utf-8")
-    with pytest.raises(LexiconError, match="sme"):
+    path.write_text(f"groups:\n  - {group}\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match=problem):
         load_wording_groups(path)
 
 
