@@ -212,9 +212,39 @@ def box_wordings_review(review: Path, into: Path) -> Path:
     return path
 
 
+def _question_sets(name: str) -> dict[str, dict[str, list[Any]]]:
+    """The hand-written question sets of guideline ``name`` that exist, by label and part: ``main`` and ``fresh``
+    (a second, independent set written by another session) split dev / held out, ``steps`` (procedure-style
+    questions: a named step, what follows) all dev."""
+    from dkg.evaluation.onboarded_qa import load_items, split
+
+    stem = PROJECT_ROOT / "datasets" / "qa" / name.replace("-", "_")
+    sets: dict[str, dict[str, list[Any]]] = {}
+    for label, suffix in (("main", ""), ("fresh", "_fresh"), ("steps", "_steps")):
+        path = Path(f"{stem}{suffix}_questions.jsonl")
+        if path.is_file():
+            items = load_items(path)
+            sets[label] = {"dev": items} if label == "steps" else dict(
+                zip(("dev", "heldout"), split(items), strict=True))
+    return sets
+
+
+def _answer_sets(service: Any, graph: Any, sets: dict[str, dict[str, list[Any]]]) -> dict[tuple[str, str], list[Any]]:
+    """The scored rows of every part of ``sets``, by (label, part)."""
+    from dkg.evaluation.onboarded_qa import run
+
+    return {(label, part): run(service, graph, items) for label, parts in sets.items() for part, items in parts.items()}
+
+
+def _record(figures: dict[str, Any], key: str, rows: list[Any]) -> None:
+    """Accuracy, size and the wrong ids of one scored question set under ``key``."""
+    figures[f"{key}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
+    figures[f"{key}_n"] = len(rows)
+    figures[f"{key}_wrong"] = ",".join(r.id for r in rows if not r.correct)
+
+
 def box_wordings_part(out: Path) -> None:
     """Each recorded review replayed with :func:`box_wordings_review`, then its question sets (rule layer)."""
-    from dkg.evaluation.onboarded_qa import load_items, run, split
     from dkg.graph.drafts_replay import onboard_reviewed, review_files
     from dkg.qa.service import TextToCypherService
 
@@ -227,20 +257,9 @@ def box_wordings_part(out: Path) -> None:
                 name = onboard_reviewed(graph, review, settings=settings, work=Path(work), echo=lambda _: None
                                         ).guideline
             service = TextToCypherService(settings, graph=graph, rules_only=True)
-            stem = PROJECT_ROOT / "datasets" / "qa" / name.replace("-", "_")
-            sets = {"main": Path(f"{stem}_questions.jsonl"), "fresh": Path(f"{stem}_fresh_questions.jsonl"),
-                    "steps": Path(f"{stem}_steps_questions.jsonl")}
-            for label, questions in sets.items():
-                if not questions.is_file():
-                    continue
-                items = load_items(questions)
-                parts = {"dev": items} if label == "steps" else dict(zip(("dev", "heldout"), split(items), strict=True))
-                for part, part_items in parts.items():
-                    rows = run(service, graph, part_items)
-                    key = f"{name}.box_wordings.qa_{label}_{part}"
-                    figures[f"{key}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
-                    figures[f"{key}_n"] = len(rows)
-                    print(f"{name} box wordings {label} {part}: {sum(r.correct for r in rows)}/{len(rows)}")
+            for (label, part), rows in _answer_sets(service, graph, _question_sets(name)).items():
+                _record(figures, f"{name}.box_wordings.qa_{label}_{part}", rows)
+                print(f"{name} box wordings {label} {part}: {sum(r.correct for r in rows)}/{len(rows)}")
             figures[f"{name}.box_wordings.note"] = (
                 "the recorded review with its keys cut to their box wordings (bench/onboard_bench.py "
                 "--box-wordings): a curator who adds no wordings; rule layer")
@@ -306,26 +325,14 @@ def qa_part(out: Path, *, clinician_dev: bool, runs: int = 3) -> None:
             figures[f"{name}.published_nodes"] = report.counts["nodes"]
             figures[f"{name}.vocabulary_matches_shipped"] = str(report.matches_shipped).lower()
             for part, rows in results.items():
-                figures[f"{name}.qa_{part}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
-                figures[f"{name}.qa_{part}_n"] = len(rows)
-                figures[f"{name}.qa_{part}_wrong"] = ",".join(r.id for r in rows if not r.correct)
+                _record(figures, f"{name}.qa_{part}", rows)
                 print(f"{name} {part}: {sum(r.correct for r in rows)}/{len(rows)}; wrong: "
                       f"{[(r.id, r.answer_boxes, r.verdict) for r in rows if not r.correct]}")
-            steps = questions.with_name(f"{name.replace('-', '_')}_steps_questions.jsonl")
-            if steps.is_file():  # procedure-style development questions, all dev (named step -> what follows)
-                rows = run(service, graph, load_items(steps))
-                figures[f"{name}.qa_steps_dev_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
-                figures[f"{name}.qa_steps_dev_n"] = len(rows)
-                figures[f"{name}.qa_steps_dev_wrong"] = ",".join(r.id for r in rows if not r.correct)
-                print(f"{name} steps dev: {sum(r.correct for r in rows)}/{len(rows)}")
-            fresh = questions.with_name(f"{name.replace('-', '_')}_fresh_questions.jsonl")
-            if fresh.is_file():  # a second, independent set written by another session (its README), split alike
-                for part, items in zip(("dev", "heldout"), split(load_items(fresh)), strict=True):
-                    rows = run(service, graph, items)
-                    figures[f"{name}.qa_fresh_{part}_accuracy"] = round(sum(r.correct for r in rows) / len(rows), 3)
-                    figures[f"{name}.qa_fresh_{part}_n"] = len(rows)
-                    figures[f"{name}.qa_fresh_{part}_wrong"] = ",".join(r.id for r in rows if not r.correct)
-                    print(f"{name} fresh {part}: {sum(r.correct for r in rows)}/{len(rows)}")
+            # the procedure-style set (all dev) and the second, independent set written by another session
+            others = {label: parts for label, parts in _question_sets(name).items() if label != "main"}
+            for (label, part), rows in _answer_sets(service, graph, others).items():
+                _record(figures, f"{name}.qa_{label}_{part}", rows)
+                print(f"{name} {label} {part}: {sum(r.correct for r in rows)}/{len(rows)}")
             figures[f"{name}.qa_split"] = "held out = every item whose id number is divisible by 3"
             figures[f"{name}.qa_route"] = "rule layer (TextToCypherService rules_only); model not updated"
         if clinician_dev:

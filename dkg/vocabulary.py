@@ -23,7 +23,7 @@ modules that imported it see the change.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
@@ -55,6 +55,35 @@ class KeyKind(StrEnum):
     CATEGORICAL = "categorical"
 
 
+class ValueWordings(Mapping[str, tuple[str, ...]]):
+    """A categorical key's values and the wordings of each: read like a dict, never changed in place, hashable
+    (so a :class:`KeySpec` is, and caches keyed by a key see a changed wording as a new key).
+
+    >>> ValueWordings({"yes": ("pulse present",)}) == {"yes": ("pulse present",)}
+    True
+    """
+
+    __slots__ = ("_wordings",)
+
+    def __init__(self, wordings: Mapping[str, Iterable[str]] | None = None) -> None:
+        self._wordings = {value: tuple(words) for value, words in (wordings or {}).items()}
+
+    def __getitem__(self, value: str) -> tuple[str, ...]:
+        return self._wordings[value]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._wordings)
+
+    def __len__(self) -> int:
+        return len(self._wordings)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._wordings.items()))
+
+    def __repr__(self) -> str:
+        return f"ValueWordings({self._wordings!r})"
+
+
 @dataclass(frozen=True)
 class KeySpec:
     name: str
@@ -63,7 +92,8 @@ class KeySpec:
     unit: str | None = None
     minimum: float | None = None
     maximum: float | None = None
-    values: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    values: Mapping[str, tuple[str, ...]] = field(default_factory=ValueWordings)
+    """Held as :class:`ValueWordings` whatever mapping is given."""
     synonyms: tuple[str, ...] = ()
     open: bool = False
     boolean: bool = False
@@ -71,6 +101,10 @@ class KeySpec:
     """``base`` or the name of the guideline whose vocabulary file defines the key."""
     domains: tuple[str, ...] = ()
     """A base key's domain (empty: a general key), or the domains its guideline's file declares."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.values, ValueWordings):
+            object.__setattr__(self, "values", ValueWordings(self.values))
 
 
 Words = list[Annotated[StrictStr, Field(min_length=1)]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -77,11 +77,17 @@ class WordingGroup(BaseModel):
         """True when ``wording`` is one of the group's ``same`` wordings, False when one of its ``opposite``
         wordings, None otherwise (signs never join a key to a group)."""
         word = normalised(wording)
-        if word in {normalised(w) for w in self.same}:
+        same, opposite = self._normalised_sides
+        if word in same:
             return True
-        if word in {normalised(w) for w in self.opposite}:
+        if word in opposite:
             return False
         return None
+
+    @cached_property
+    def _normalised_sides(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The ``same`` and ``opposite`` wordings normalised, computed once per (frozen) group."""
+        return frozenset(map(normalised, self.same)), frozenset(map(normalised, self.opposite))
 
     def stating(self, side: bool) -> tuple[str, ...]:
         """The wordings that state the group (``side`` True) or its opposite (False)."""

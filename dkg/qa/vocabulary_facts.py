@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -77,32 +77,14 @@ def _keys(guidelines: Iterable[str]) -> list[KeySpec]:
     ``uses_keys`` (a second bradycardia algorithm reading the cardiac charts' ``heart_rate``)."""
     wanted = set(guidelines) & onboarded_sources()
     borrowed = {k for g in wanted for k in used_keys(g)}
-    return [_widened(_Wordings.of(spec)) for spec in VOCABULARY.values()
+    return [_widened(spec) for spec in VOCABULARY.values()
             if spec.source in wanted or spec.name in borrowed]
 
 
-@dataclass(frozen=True)
-class _Wordings:
-    """What a key's phrases are made of, hashable (a :class:`KeySpec`'s ``values`` is a dict)."""
-
-    spec: KeySpec = field(compare=False, hash=False)
-    name: str
-    kind: KeyKind
-    boolean: bool
-    synonyms: tuple[str, ...]
-    values: tuple[tuple[str, tuple[str, ...]], ...]
-    rest: tuple[object, ...]  # unit, range, source...: a key changed in any of them is read anew
-
-    @classmethod
-    def of(cls, spec: KeySpec) -> _Wordings:
-        rest = (spec.description, spec.unit, spec.minimum, spec.maximum, spec.open, spec.source, spec.domains)
-        return cls(spec, spec.name, spec.kind, spec.boolean, spec.synonyms, tuple(spec.values.items()), rest)
-
-
 @lru_cache(maxsize=256)
-def _widened(wordings: _Wordings) -> KeySpec:
+def _widened(spec: KeySpec) -> KeySpec:
     """The key with the shared clinical wordings of the groups it joins (:mod:`dkg.lexicon.wording_groups`)."""
-    return widened(wordings.spec)
+    return widened(spec)
 
 
 _GLOSSED = re.compile(r"(?P<words>.*?\w.*?)\s*\((?P<short>[a-z][a-z0-9]{1,7})\)")
@@ -120,12 +102,12 @@ def wordings(word: str) -> list[str]:
 
 
 @lru_cache(maxsize=32)
-def _phrases(keys: tuple[_Wordings, ...]) -> tuple[_Phrase, ...]:
+def _phrases(keys: tuple[KeySpec, ...]) -> tuple[_Phrase, ...]:
     out: list[_Phrase] = []
     for key in keys:
         if key.kind is not KeyKind.CATEGORICAL:
             continue
-        for value, words in key.values:
+        for value, words in key.values.items():
             for word in {*words, *([] if key.boolean else [value.replace("_", " ")])}:
                 out += [_Phrase(_pattern(w, gap=True), key.name, value, key.boolean) for w in wordings(word)]
         if key.boolean:
@@ -348,7 +330,7 @@ def _read(question: str, specs: list[KeySpec]) -> tuple[list[VocabularyFact], se
     not_facts = not_fact_spans(text)
 
     categorical = sorted((s for s in specs if s.kind is KeyKind.CATEGORICAL), key=lambda s: s.name)
-    for phrase in _phrases(tuple(_Wordings.of(s) for s in categorical)):
+    for phrase in _phrases(tuple(categorical)):
         for m in phrase.pattern.finditer(text):
             if blocked(not_facts, phrase.key, m.start(), m.end()):
                 continue
