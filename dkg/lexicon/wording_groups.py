@@ -3,8 +3,10 @@
 A guideline onboarded from a PDF brings keys worded as its boxes word them: ``pulse_present`` reads "pulse
 present" and nothing else, until a curator lists how clinicians say it. Much of that list is the same for every
 guideline ("pulseless", "no pulse", "lost the pulse"), so it is kept once, as groups of wordings, and a key that
-writes one of a group's wordings reads the whole group in questions (:func:`widened`). The key's own wordings
-win: a wording it already gives another answer or value is not added.
+writes one of a group's wordings reads the whole group in questions (:func:`widened`). A yes / no key also joins
+through its name ("svt_criteria": "svt criteria"), a categorical value through its name followed by the key's
+("high grade" of ``av_block``: "high grade av block"), and a value ``none`` or ``absent`` reads "no <key>" and
+"without <key>". The key's own wordings win: a wording it already gives another answer or value is not added.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ _SPACES = re.compile(r"[\s_-]+")
 # a wording that lists findings as alternatives ("chest pain / SOB / dizziness", "chest pain, SOB or dizziness")
 _ALTERNATIVES = re.compile(r"\s*/\s*|\s+or\s+")
 _LIST_SEPARATOR = re.compile(r"\s*(?:[/,;]|\bor\b)\s*")
+# values of a categorical key that say its finding is absent
+_NO_FINDING_VALUES = frozenset({"none", "absent"})
 
 
 def normalised(wording: str) -> str:
@@ -167,6 +171,7 @@ def widened(spec: KeySpec, groups: tuple[WordingGroup, ...] | None = None) -> Ke
     values = dict(spec.values)
     if spec.boolean:
         yes, no = (*spec.synonyms, *values.get("yes", ())), values.get("no", ())
+        joins = (*yes, spec.name.replace("_", " "))  # the key's name joins too ("svt_criteria": "svt criteria")
         # a key that lists findings as alternatives is stated by each of them, and by each one's group; denying
         # one of them does not deny the others, so their groups' opposites say nothing of the key
         findings = tuple(part for word in yes for part in listed(word))
@@ -178,7 +183,7 @@ def widened(spec: KeySpec, groups: tuple[WordingGroup, ...] | None = None) -> Ke
                     stated += group.stating(side)
             values["yes"] = _added(values.get("yes", ()), tuple(stated), {normalised(w) for w in no})
         for group in groups:
-            sides = _sides(group, yes, no)
+            sides = _sides(group, joins, no)
             if len(sides) != 1:  # joins no group, or the key's wordings sit on both of its sides
                 continue
             side = sides.pop()
@@ -187,8 +192,12 @@ def widened(spec: KeySpec, groups: tuple[WordingGroup, ...] | None = None) -> Ke
             values["no"] = _added(values.get("no", ()), group.stating(not side),
                                   {normalised(w) for w in values["yes"]})
     else:
+        subject = spec.name.replace("_", " ")
         for value, words in spec.values.items():
-            own = (*words, value.replace("_", " "))
+            own = (*words, value.replace("_", " "), f"{value.replace('_', ' ')} {subject}")
+            if value in _NO_FINDING_VALUES:  # "none" of a key named "av block" is written "no av block"
+                taken = {normalised(w) for other, ws in values.items() if other != value for w in ws}
+                values[value] = _added(values[value], (f"no {subject}", f"without {subject}"), taken)
             for group in groups:
                 if any(group.side_of(w) for w in own):
                     taken = {normalised(w) for other, ws in values.items() if other != value for w in ws}

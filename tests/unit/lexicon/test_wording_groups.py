@@ -99,6 +99,36 @@ def test_a_categorical_value_reads_its_groups_wordings_not_another_values() -> N
     assert not set(wide.values["type_2"]) & set(wide.values["complete"])
 
 
+# the key a box "2nd degree Type II or 3rd degree AV block?" gives, its values worded by their names only
+BOX_WORDED_BLOCK = KeySpec("av_block", KeyKind.CATEGORICAL, "AV block",
+                           values={"none": ("none",), "high_grade": ("high grade",), "first_degree": ("first degree",)})
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("HR 38, strip shows complete heart block", "high_grade"), ("Mobitz II at 36/min", "high_grade"),
+    ("high-grade AV block, hypotensive", "high_grade"), ("sinus brady with no AV block", "none"),
+    ("bradycardic without AV block", "none"), ("1st degree AV block only", "first_degree")])
+def test_a_value_worded_by_its_name_joins_through_the_keys_name(question: str, value: str) -> None:
+    assert stated(question, BOX_WORDED_BLOCK) == {"av_block": value}
+
+
+# a key a curator added by name, its description as its only wording
+SVT_SIGNS = boolean("svt_criteria", "signs of supraventricular tachycardia in a child")
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("rate fixed with no beat-to-beat variability, no P waves visible", "yes"),
+    ("HR 190 with beat-to-beat variability", "no"), ("normal upright P waves", "no"), ("SVT criteria met", "yes")])
+def test_a_yes_no_key_joins_a_group_through_its_name(question: str, value: str) -> None:
+    assert stated(question, SVT_SIGNS) == {"svt_criteria": value}
+
+
+def test_a_value_named_otherwise_reads_no_denial_of_the_key() -> None:
+    graded = KeySpec("av_block", KeyKind.CATEGORICAL, "AV block", values={"low": ("low",), "high": ("high",)})
+    assert all("no av block" not in words for words in widened(graded).values.values())
+    assert stated("no AV block on the strip", graded) == {}
+
+
 @pytest.mark.parametrize("question", ["before we sort out stable vs unstable, what next?",
                                       "is she stable or unstable?", "pulseless / pulse present?"])
 def test_a_question_weighing_both_answers_states_neither(question: str) -> None:
