@@ -63,10 +63,12 @@ class ValueWordings(Mapping[str, tuple[str, ...]]):
     True
     """
 
-    __slots__ = ("_wordings",)
+    __slots__ = ("_hash", "_wordings")
 
     def __init__(self, wordings: Mapping[str, Iterable[str]] | None = None) -> None:
         self._wordings = {value: tuple(words) for value, words in (wordings or {}).items()}
+        # hashed on every question (the readers' caches are keyed by the keys): computed once, as nothing changes
+        self._hash = hash(tuple(self._wordings.items()))
 
     def __getitem__(self, value: str) -> tuple[str, ...]:
         return self._wordings[value]
@@ -78,7 +80,11 @@ class ValueWordings(Mapping[str, tuple[str, ...]]):
         return len(self._wordings)
 
     def __hash__(self) -> int:
-        return hash(tuple(self._wordings.items()))
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[ValueWordings], tuple[dict[str, tuple[str, ...]]]]:
+        # rebuilt, not restored: a string's hash differs between processes, so the cached one must not travel
+        return ValueWordings, (self._wordings,)
 
     def __repr__(self) -> str:
         return f"ValueWordings({self._wordings!r})"

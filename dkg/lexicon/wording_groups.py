@@ -139,6 +139,11 @@ def listed(wording: str) -> tuple[str, ...]:
     return parts if len(parts) > 1 else ()
 
 
+def _held_by_others(values: dict[str, tuple[str, ...]], value: str) -> set[str]:
+    """The normalised wordings of a categorical key's values other than ``value``."""
+    return {normalised(w) for other, words in values.items() if other != value for w in words}
+
+
 def _sides(group: WordingGroup, yes: tuple[str, ...], no: tuple[str, ...]) -> set[bool]:
     """The sides of ``group`` a boolean key's answer yes stands on, by its ``yes`` and ``no`` wordings."""
     sides = set()
@@ -196,12 +201,11 @@ def widened(spec: KeySpec, groups: tuple[WordingGroup, ...] | None = None) -> Ke
         for value, words in spec.values.items():
             own = (*words, value.replace("_", " "), f"{value.replace('_', ' ')} {subject}")
             if value in _NO_FINDING_VALUES:  # "none" of a key named "av block" is written "no av block"
-                taken = {normalised(w) for other, ws in values.items() if other != value for w in ws}
-                values[value] = _added(values[value], (f"no {subject}", f"without {subject}"), taken)
+                values[value] = _added(values[value], (f"no {subject}", f"without {subject}"),
+                                       _held_by_others(values, value))
             for group in groups:
                 if any(group.side_of(w) for w in own):
-                    taken = {normalised(w) for other, ws in values.items() if other != value for w in ws}
-                    values[value] = _added(values[value], group.stating(True), taken)
+                    values[value] = _added(values[value], group.stating(True), _held_by_others(values, value))
     return replace(spec, values=values) if values != spec.values else spec
 
 
