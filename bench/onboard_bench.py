@@ -213,14 +213,14 @@ def box_wordings_review(review: Path, into: Path) -> Path:
 
 
 def _question_sets(name: str) -> dict[str, dict[str, list[Any]]]:
-    """The hand-written question sets of guideline ``name`` that exist, by label and part: ``main`` and ``fresh``
-    (a second, independent set written by another session) split dev / held out, ``steps`` (procedure-style
-    questions: a named step, what follows) all dev."""
+    """The hand-written question sets of guideline ``name`` that exist, by label and part: ``main``, ``fresh`` and
+    ``fresh2`` (second and third independent sets, each written by another session) split dev / held out,
+    ``steps`` (procedure-style questions: a named step, what follows) all dev."""
     from dkg.evaluation.onboarded_qa import load_items, split
 
     stem = PROJECT_ROOT / "datasets" / "qa" / name.replace("-", "_")
     sets: dict[str, dict[str, list[Any]]] = {}
-    for label, suffix in (("main", ""), ("fresh", "_fresh"), ("steps", "_steps")):
+    for label, suffix in (("main", ""), ("fresh", "_fresh"), ("fresh2", "_fresh2"), ("steps", "_steps")):
         path = Path(f"{stem}{suffix}_questions.jsonl")
         if path.is_file():
             items = load_items(path)
