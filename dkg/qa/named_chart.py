@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nltk.stem.porter import PorterStemmer
+
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import named_queries
-from dkg.qa.named_step import Box, words
+from dkg.lexicon import expand_query, load_lexicon
+from dkg.qa.named_step import Box, page_titles, words
 from dkg.qa.way_in import FactValue, WayIn, way_in_facts
 
 # "the chest pain chart", "the bradycardia algorithm": up to four words before a word for a chart
@@ -24,6 +27,11 @@ _CHART = re.compile(r"\b(?P<name>(?:[\w/-]+\s+){1,4}?)(?:chart|algorithm|flowcha
                     re.IGNORECASE)
 _NOT_A_NAME = {"whats", "what", "does", "do", "the", "this", "our", "per", "by", "on", "in", "to", "of", "which",
                "that", "says", "say", "tell", "me"}
+_PORTER = PorterStemmer()
+
+
+def _stem(word: str) -> str:
+    return _PORTER.stem(word)
 
 
 def names_a_chart(question: str) -> bool:
@@ -32,7 +40,9 @@ def names_a_chart(question: str) -> bool:
 
 
 def charts_named(question: str, titles: dict[str, str]) -> set[str]:
-    """The pages whose title has every word the question uses to name a chart.
+    """The pages whose title has every word the question uses to name a chart: a word matches a title word of the
+    same Porter stem or that it begins ("poor perfusion" → "Poor Perfusion", "brady" → "BRADYCARDIA"), after the
+    lexicon's shorthand ("brady" → bradycardia) and British spellings ("paediatric") are expanded.
 
     >>> titles = {"1": "BRADYCARDIA with PULSE", "2": "CHEST PAIN", "7": "PEDIATRIC TACHYCARDIA with Pulse"}
     >>> charts_named("What's the chest pain chart tell me to do?", titles)
@@ -41,18 +51,54 @@ def charts_named(question: str, titles: dict[str, str]) -> set[str]:
     ({'1'}, set())
     >>> charts_named("What does the chart say?", titles)
     set()
+    >>> charts_named("per the brady flowchart", titles)
+    {'1'}
+    >>> charts_named("on the paediatric tachy algorithm", titles)
+    {'7'}
     """
     named: set[str] = set()
+    title_words = {page: _title_words(title) for page, title in titles.items()}
     for match in _CHART.finditer(question):
-        said = [w for w in words(match["name"]) if w not in _NOT_A_NAME]
+        said = [w for w in _said_words(match["name"]) if w not in _NOT_A_NAME]
         # the words right before "chart" name it ("... to the chest pain chart": chest pain)
         while said:
-            pages = {p for p, title in titles.items() if set(said) <= set(words(title))}
+            pages = {p for p, used in title_words.items() if all(_matches(w, used) for w in said)}
             if pages:
                 named |= pages
                 break
             said = said[1:]
     return named
+
+
+def off_named_charts(question: str, boxes: list[Box]) -> set[str]:
+    """The boxes standing on none of the charts the question names by title (:func:`charts_named`); none when it
+    names no chart (a box on no titled page counts as on every chart)."""
+    named = charts_named(question, page_titles(boxes))
+    if not named:
+        return set()
+    return {b.uid for b in boxes if b.pages and not set(b.pages) & named}
+
+
+_PREFIX_MIN = 4  # a shorter word is no truncated title word ("pain" of "painful" is; "ca" of "cardiac" is not)
+
+
+def _said_words(name: str) -> list[str]:
+    """The words naming a chart, with the lexicon's shorthand spelled out and British spellings made American."""
+    expanded = expand_query(name)
+    spelled = load_lexicon().american_spelling(name)
+    out, last = [], 0
+    for e in sorted((e for e in expanded.expansions if e.kind == "shorthand"), key=lambda e: e.start):
+        out += [*words(spelled[last:e.start]), *words(e.expansion)]
+        last = e.end
+    return out + words(spelled[last:])
+
+
+def _title_words(title: str) -> set[str]:
+    return set(words(load_lexicon().american_spelling(title)))
+
+
+def _matches(said: str, title_words: set[str]) -> bool:
+    return any(_stem(said) == _stem(t) or (len(said) >= _PREFIX_MIN and t.startswith(said)) for t in title_words)
 
 
 def answer_on_named_chart(question: str, answer: Answer, boxes: list[Box], way_in: WayIn,
@@ -95,4 +141,4 @@ def answer_on_named_chart(question: str, answer: Answer, boxes: list[Box], way_i
                   missing_facts=answer.missing_facts)
 
 
-__all__ = ["answer_on_named_chart", "charts_named", "names_a_chart"]
+__all__ = ["answer_on_named_chart", "charts_named", "names_a_chart", "off_named_charts"]

@@ -613,20 +613,29 @@ class TextToCypherService:
         return None
 
     def _past_done(self, question: str, answer: Answer) -> Answer | None:
-        """The steps after the answer's steps when the question says every one of them was done already
-        ("atropine given x3, still bradycardic: what now?" answered with atropine by a walk that could not place
-        the patient past it), on an onboarded guideline."""
+        """The steps after the answer's steps when the question says every one of them, or a step after each,
+        was done already ("atropine given x3, still bradycardic: what now?" answered with atropine, "wide complex,
+        cardioverted, adenosine given twice: which drug next?" with the probable VT box before them, by a walk that
+        could not place the patient past them), on an onboarded guideline: the steps after the last done ones."""
         params = answer.cypher_params or {}
         guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
         if not answer.matched_nodes or guideline not in onboarded_sources():
             return None
         way_in = self._way_in(guideline, version)
         done = way_in.done_steps(question) if way_in.says_done(question) else set()
-        if not set(answer.matched_nodes) <= done:
+        steps = set(answer.matched_nodes)
+        # a step the answer names that was done itself, or one before it, is where the patient is: done steps on
+        # both sides of the answer are one report matching several boxes ('infection criteria checked' and the
+        # resection criteria check after it), which leaves the walk's place standing
+        ambiguous = steps & done or done & way_in.before(steps)
+        later = {d for d in done - steps if steps & way_in.before({d})} if not ambiguous else set()
+        if not steps <= done | way_in.before(later):
             return None
+        # the last done steps: no other done step after the answer comes after them
+        last = sorted(d for d in later if not any(d in way_in.before({e}) for e in later - {d}))
         stated = self._stated(question, [guideline])
         return self._answered_by("past_done", answer_after_done(self.graph, question, guideline, version,
-                                                                list(answer.matched_nodes), stated, way_in))
+                                                                last or list(answer.matched_nodes), stated, way_in))
 
     def _named_outcome(self, question: str, answer: Answer) -> Answer | None:
         """The names an answer's criteria steps lead to when the question asks what the case is called ("Which

@@ -163,6 +163,21 @@ def _reported_texts(question: str) -> list[str]:
     return reported
 
 
+_CONSEQUENCE = re.compile(r"\b(?:so|then|but|therefore|hence)\b", re.IGNORECASE)
+
+
+def _cue_parts(question: str, cues: set[str]) -> list[set[str]]:
+    """The words (and their shorthand's) of each part of a reported clause that holds a done cue, a clause split
+    where it turns from a finding to what was done about it ('so', 'then', 'but' …).
+
+    >>> [sorted(p) for p in _cue_parts("Rhythm regular so adenosine given twice, nothing. Next?", {"given"})]
+    [['adenosine', 'given', 'twice']]
+    """
+    parts = [_words_and_parts(p) | _shorthand_words(p) for clause in _reported_texts(question)
+             for p in _CONSEQUENCE.split(clause)]
+    return [p for p in parts if p & cues]
+
+
 def _short_reports(question: str) -> list[set[str]]:
     """The words of each short clause that reports a step by a particle ('pads on', 'IV in', 'on monitor'; lexicon
     ``done_particles``), the particle left out.
@@ -383,6 +398,10 @@ class WayIn:
         clauses = _reported_clauses(question, shorthand=True)
         done_words = _stems(set().union(*(c - (cues - naming) for c in clauses if c & cues)) - stop
                             if clauses else set())
+        # of a clause joining a finding to the step it led to ('rhythm regular and monomorphic so adenosine given'),
+        # the step done is named in the part with the cue: a step sharing only the finding's words was not done
+        cue_parts = _cue_parts(question, cues)
+        named_by_cue = _stems(set().union(*cue_parts)) - stop if cue_parts else set()
         # a short report names its step with few words ('pads on'): one word no other action has is enough
         named_alone = _stems(set().union(*_short_reports(question))) - stop
         done_words |= named_alone
@@ -398,8 +417,9 @@ class WayIn:
         for own in words_of.values():
             for word in own:
                 actions_with[word] += 1
-        return {target for target, own in words_of.items() if len(own & done_words) >= 2 or any(
-            (len(w) >= 6 or w in named_alone) and actions_with[w] == 1 for w in own & done_words)}
+        return {target for target, own in words_of.items() if (len(own & done_words) >= 2 or any(
+            (len(w) >= 6 or w in named_alone) and actions_with[w] == 1 for w in own & done_words))
+            and own & (named_by_cue | named_alone)}
 
     def roots_testing_most(self, keys: Iterable[str], among: Iterable[str] | None = None) -> list[str]:
         """The roots whose flowchart (the nodes a root's arrows reach) tests the most of ``keys``: on a guideline of

@@ -48,6 +48,26 @@ def test_signs_state_the_group_and_their_denial_its_opposite(question: str, valu
     assert stated(question, UNSTABLE) == {"unstable": value}
 
 
+@pytest.mark.parametrize(("question", "value"), [
+    ("SBP 70s, drowsy", "yes"), ("brady 34, lethargic", "yes"), ("obtunded, HR 30", "yes")])
+def test_a_lowered_level_of_consciousness_is_a_sign_of_instability(question: str, value: str) -> None:
+    assert stated(question, UNSTABLE) == {"unstable": value}
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("pulse 48, drowsy", "yes"), ("somnolent since the morning", "yes"), ("alert, pulse 48", "no"),
+    ("alert and orientated, no distress", "no")])
+def test_altered_mentation_reads_drowsiness_and_alertness(question: str, value: str) -> None:
+    assert stated(question, boolean("altered_mental_status", "altered mental status")) == {
+        "altered_mental_status": value}
+
+
+@pytest.mark.parametrize(("question", "value"), [("had two blackouts today", "yes"), ("no blackouts", "no"),
+                                                 ("collapsed at home", "yes")])
+def test_blackouts_are_syncope(question: str, value: str) -> None:
+    assert stated(question, boolean("syncope", "syncope")) == {"syncope": value}
+
+
 def test_signs_never_join_a_key_to_a_group() -> None:
     # a key worded "hypotension" joins the hypotension group, not the instability group it is a sign of
     hypotension = widened(boolean("hypotension", "hypotension"))

@@ -126,6 +126,25 @@ def test_an_answer_naming_only_steps_the_question_says_were_done_moves_on_to_the
     assert service._past_done(question, ahead) is None
 
 
+def test_an_answer_before_a_step_the_question_says_was_done_moves_on_past_that_step(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from dkg.answers import Answer
+    from dkg.qa import service as service_module
+
+    monkeypatch.setattr(service_module, "onboarded_sources", lambda: {"g"})
+    service = service_module.TextToCypherService(graph=_ActionGraph(), rules_only=True)  # type: ignore[arg-type]
+    service._way_ins = {}
+    # the walk placed the patient at the event box; the question says the infection check after it, and not the
+    # event itself, was done
+    question = "Infection check done, ECOG 4, age 40. What now?"
+    behind = Answer(question=question, route="text2cypher", answer="x", matched_nodes=["ewe"],
+                    cypher_params={"guideline": "g", "version": "1"})
+    moved = service._past_done(question, behind)
+    assert moved is not None and moved.matched_nodes == ["cie"]
+    # a step said done that comes before the answer does not move it on
+    past = behind.model_copy(update={"matched_nodes": ["crit2"]})
+    assert service._past_done(question, past) is None
+
+
 def test_words_before_pt_that_only_share_a_stem_with_a_box_describe_the_patient() -> None:
     # "Screen pt" is a screened patient, not the box "Screening criteria"; "EWE pt" names the event by its initials
     assert _answer("Screen pt, tumour 6 cm, age 40, ECOG 1. Which event?",
