@@ -49,7 +49,8 @@ def test_signs_state_the_group_and_their_denial_its_opposite(question: str, valu
 
 
 @pytest.mark.parametrize(("question", "value"), [
-    ("SBP 70s, drowsy", "yes"), ("brady 34, lethargic", "yes"), ("obtunded, HR 30", "yes")])
+    ("SBP 70s, drowsy", "yes"), ("brady 34, lethargic", "yes"), ("obtunded, HR 30", "yes"),
+    ("pulse 48, BP 132/80, alert", "no"), ("alert and orientated x3", "no")])
 def test_a_lowered_level_of_consciousness_is_a_sign_of_instability(question: str, value: str) -> None:
     assert stated(question, UNSTABLE) == {"unstable": value}
 
