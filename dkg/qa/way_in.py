@@ -401,7 +401,7 @@ class WayIn:
         # of a clause joining a finding to the step it led to ('rhythm regular and monomorphic so adenosine given'),
         # the step done is named in the part with the cue: a step sharing only the finding's words was not done
         cue_parts = _cue_parts(question, cues)
-        named_by_cue = _stems(set().union(*cue_parts)) - stop if cue_parts else set()
+        named_by_cue = _stems(set().union(*cue_parts) - (cues - naming)) - stop if cue_parts else set()
         # a short report names its step with few words ('pads on'): one word no other action has is enough
         named_alone = _stems(set().union(*_short_reports(question))) - stop
         done_words |= named_alone

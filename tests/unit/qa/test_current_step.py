@@ -109,40 +109,42 @@ class _ActionGraph(_Graph):
         return [{**row, "action": True} if "action" in row else row for row in super().read(query, params)]
 
 
-def test_an_answer_naming_only_steps_the_question_says_were_done_moves_on_to_the_next(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from dkg.answers import Answer
+def _service_on_the_action_chart(monkeypatch):  # type: ignore[no-untyped-def]
+    """A rule-layer service reading the action chart above as an onboarded guideline ``g``."""
     from dkg.qa import service as service_module
 
     monkeypatch.setattr(service_module, "onboarded_sources", lambda: {"g"})
     service = service_module.TextToCypherService(graph=_ActionGraph(), rules_only=True)  # type: ignore[arg-type]
     service._way_ins = {}
-    question = "Infection criteria check done, ECOG 4, age 40. What now?"
-    done = Answer(question=question, route="text2cypher", answer="x", matched_nodes=["crit"],
+    return service
+
+
+def _answer_at(question: str, step: str):  # type: ignore[no-untyped-def]
+    from dkg.answers import Answer
+
+    return Answer(question=question, route="text2cypher", answer="x", matched_nodes=[step],
                   cypher_params={"guideline": "g", "version": "1"})
+
+
+def test_an_answer_naming_only_steps_the_question_says_were_done_moves_on_to_the_next(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    service = _service_on_the_action_chart(monkeypatch)
+    question = "Infection criteria check done, ECOG 4, age 40. What now?"
+    done = _answer_at(question, "crit")
     moved = service._past_done(question, done)
     assert moved is not None and moved.matched_nodes == ["cie"] and service.last_path == "past_done"
     assert service._past_done("Infection criteria pending, ECOG 4. What now?", done) is None
-    ahead = done.model_copy(update={"matched_nodes": ["cie"]})
-    assert service._past_done(question, ahead) is None
+    assert service._past_done(question, _answer_at(question, "cie")) is None
 
 
 def test_an_answer_before_a_step_the_question_says_was_done_moves_on_past_that_step(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from dkg.answers import Answer
-    from dkg.qa import service as service_module
-
-    monkeypatch.setattr(service_module, "onboarded_sources", lambda: {"g"})
-    service = service_module.TextToCypherService(graph=_ActionGraph(), rules_only=True)  # type: ignore[arg-type]
-    service._way_ins = {}
+    service = _service_on_the_action_chart(monkeypatch)
     # the walk placed the patient at the event box; the question says the infection check after it, and not the
     # event itself, was done
     question = "Infection check done, ECOG 4, age 40. What now?"
-    behind = Answer(question=question, route="text2cypher", answer="x", matched_nodes=["ewe"],
-                    cypher_params={"guideline": "g", "version": "1"})
-    moved = service._past_done(question, behind)
+    moved = service._past_done(question, _answer_at(question, "ewe"))
     assert moved is not None and moved.matched_nodes == ["cie"]
     # a step said done that comes before the answer does not move it on
-    past = behind.model_copy(update={"matched_nodes": ["crit2"]})
-    assert service._past_done(question, past) is None
+    assert service._past_done(question, _answer_at(question, "crit2")) is None
 
 
 def test_words_before_pt_that_only_share_a_stem_with_a_box_describe_the_patient() -> None:
