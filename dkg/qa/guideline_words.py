@@ -25,15 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
-from nltk.stem.porter import PorterStemmer
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from dkg.lexicon import expand_query
+from dkg.qa.stems import porter_stem
 
 _WORDS = re.compile(r"[a-z0-9][a-z0-9/-]*")
-_PORTER = PorterStemmer()
 
 
 @dataclass(frozen=True)
@@ -55,11 +53,6 @@ class GuidelineWordsSettings:
 DEFAULT_SETTINGS = GuidelineWordsSettings()
 
 
-@lru_cache(maxsize=8192)
-def _stem(word: str) -> str:
-    return _PORTER.stem(word)
-
-
 def content_words(text: str, settings: GuidelineWordsSettings = DEFAULT_SETTINGS) -> frozenset[str]:
     """The stems of the words of ``text`` that may tell a guideline apart: not stop words, not question words,
     not numbers or doses ("0.4mg"); a hyphenated or slashed word counts whole and by its parts ("12-lead":
@@ -76,7 +69,7 @@ def content_words(text: str, settings: GuidelineWordsSettings = DEFAULT_SETTINGS
         if joined:
             words.update(p for p in re.split(r"[-/]", word) if len(p) > 1 and p[0].isalpha())
     skipped = STOP_WORDS | settings.question_words
-    return frozenset(_stem(w) for w in words if w not in skipped)
+    return frozenset(porter_stem(w) for w in words if w not in skipped)
 
 
 def distinctive_words(box_texts: Mapping[str, Iterable[str]],

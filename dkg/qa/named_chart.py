@@ -14,12 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nltk.stem.porter import PorterStemmer
-
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import named_queries
 from dkg.lexicon import expand_query, load_lexicon
-from dkg.qa.named_step import Box, page_titles, words
+from dkg.qa.named_step import Box, words
+from dkg.qa.stems import porter_stem
 from dkg.qa.way_in import FactValue, WayIn, way_in_facts
 
 # "the chest pain chart", "the bradycardia algorithm": up to four words before a word for a chart
@@ -27,11 +26,6 @@ _CHART = re.compile(r"\b(?P<name>(?:[\w/-]+\s+){1,4}?)(?:chart|algorithm|flowcha
                     re.IGNORECASE)
 _NOT_A_NAME = {"whats", "what", "does", "do", "the", "this", "our", "per", "by", "on", "in", "to", "of", "which",
                "that", "says", "say", "tell", "me"}
-_PORTER = PorterStemmer()
-
-
-def _stem(word: str) -> str:
-    return _PORTER.stem(word)
 
 
 def names_a_chart(question: str) -> bool:
@@ -70,15 +64,6 @@ def charts_named(question: str, titles: dict[str, str]) -> set[str]:
     return named
 
 
-def off_named_charts(question: str, boxes: list[Box]) -> set[str]:
-    """The boxes standing on none of the charts the question names by title (:func:`charts_named`); none when it
-    names no chart (a box on no titled page counts as on every chart)."""
-    named = charts_named(question, page_titles(boxes))
-    if not named:
-        return set()
-    return {b.uid for b in boxes if b.pages and not set(b.pages) & named}
-
-
 _PREFIX_MIN = 4  # a shorter word is no truncated title word ("pain" of "painful" is; "ca" of "cardiac" is not)
 
 
@@ -98,7 +83,8 @@ def _title_words(title: str) -> set[str]:
 
 
 def _matches(said: str, title_words: set[str]) -> bool:
-    return any(_stem(said) == _stem(t) or (len(said) >= _PREFIX_MIN and t.startswith(said)) for t in title_words)
+    return any(porter_stem(said) == porter_stem(t) or (len(said) >= _PREFIX_MIN and t.startswith(said))
+               for t in title_words)
 
 
 def answer_on_named_chart(question: str, answer: Answer, boxes: list[Box], way_in: WayIn,
@@ -141,4 +127,4 @@ def answer_on_named_chart(question: str, answer: Answer, boxes: list[Box], way_i
                   missing_facts=answer.missing_facts)
 
 
-__all__ = ["answer_on_named_chart", "charts_named", "names_a_chart", "off_named_charts"]
+__all__ = ["answer_on_named_chart", "charts_named", "names_a_chart"]

@@ -22,19 +22,18 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 import networkx as nx
-from nltk.stem.porter import PorterStemmer
 
 from dkg.errors import ConstraintError
 from dkg.graph.db import Graph, named_queries
 from dkg.lexicon import expand_query
 from dkg.lexicon.clinical import clinical_lexicon, course_events
+from dkg.qa.stems import porter_stem
 from dkg.types import Constraint, Op
 from dkg.vocabulary import VOCABULARY, KeyKind
 
 FactValue = float | str
 _WORDS = re.compile(r"[a-z][a-z0-9/-]{2,}")
 _ANY_WORD = re.compile(r"[a-z0-9][a-z0-9/-]*")
-_PORTER = PorterStemmer()
 
 
 def holds(constraint: Constraint, value: FactValue) -> bool:
@@ -202,14 +201,9 @@ def _shorthand_words(text: str) -> set[str]:
             for w in _WORDS.findall(e.expansion.lower())}
 
 
-@lru_cache(maxsize=4096)
-def _stem(word: str) -> str:
-    return _PORTER.stem(word)
-
-
 def _stems(words: Iterable[str]) -> set[str]:
     """The Porter stems of ``words`` (nltk; 'resected' and 'resection' are both 'resect')."""
-    return {_stem(w) for w in words}
+    return {porter_stem(w) for w in words}
 
 
 def _words_and_parts(text: str) -> set[str]:
