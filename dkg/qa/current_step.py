@@ -190,20 +190,27 @@ def answer_after_done(graph: Graph, question: str, guideline: str, version: str,
     if not after:
         return None
     contents = {b.uid: b.content for b in step_boxes(graph, guideline, version)}
-    rows: list[dict[str, Any]] = [{"uid": uid, "content": contents.get(uid, uid), "from_uid": done[0],
-                                   "open_conditions": []} for uid in after]
     done_text = "; ".join(f'"{contents.get(uid, uid)}"' for uid in done)
-    text = (f"The question says {done_text} was done; next: " + "; ".join(f'"{r["content"]}"' for r in rows) + ".")
+    return steps_answer(question, guideline, version, done[0], after, contents,
+                        f"The question says {done_text} was done")
+
+
+def steps_answer(question: str, guideline: str, version: str, start: str, steps: list[str],
+                 contents: dict[str, str], lead: str) -> Answer:
+    """The answer naming ``steps``, reached from ``start``: ``lead`` (where the question puts the patient), then
+    the steps' texts."""
+    rows: list[dict[str, Any]] = [{"uid": uid, "content": contents.get(uid, uid), "from_uid": start,
+                                   "open_conditions": []} for uid in steps]
+    text = f"{lead}; next: " + "; ".join(f'"{r["content"]}"' for r in rows) + "."
     evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]), kind="Action", guideline=guideline,
                          version=version) for r in rows]
     return Answer(question=question, route="text2cypher", answer=text, cypher=named_queries("qa_pathway")["walk_edges"],
-                  cypher_params={"guideline": guideline, "version": version, "start": done[0],
-                                 "uids": [r["uid"] for r in rows]},
-                  rows=rows, matched_nodes=[r["uid"] for r in rows], evidence=evidence)
+                  cypher_params={"guideline": guideline, "version": version, "start": start, "uids": list(steps)},
+                  rows=rows, matched_nodes=list(steps), evidence=evidence)
 
 
 def _number(value: FactValue) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-__all__ = ["CurrentStepSettings", "Reached", "answer_from_current_step", "opening_step", "walk_from"]
+__all__ = ["CurrentStepSettings", "Reached", "answer_from_current_step", "opening_step", "steps_answer", "walk_from"]

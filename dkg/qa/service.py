@@ -25,6 +25,7 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
+from dkg.qa.asked_class import answer_asked_class
 from dkg.qa.counts_as import answer_counts_as, counts_as_asked
 from dkg.qa.current_step import answer_after_done, answer_from_current_step
 from dkg.qa.facts import (
@@ -37,7 +38,7 @@ from dkg.qa.facts import (
 )
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
-from dkg.qa.named_chart import answer_on_named_chart, names_a_chart
+from dkg.qa.named_chart import answer_on_named_chart, charts_named, names_a_chart
 from dkg.qa.named_outcome import answer_named_outcome, asks_for_name
 from dkg.qa.named_step import (
     Box,
@@ -59,6 +60,7 @@ from dkg.qa.named_step import (
 from dkg.qa.pathway import Walk, anchored, missing_facts, walk_query
 from dkg.qa.populations import population_unstated
 from dkg.qa.queries import QuerySketch, QuestionType
+from dkg.qa.reported_place import answer_from_reported_place
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
@@ -224,8 +226,12 @@ class TextToCypherService:
     def answer(self, question: str) -> Answer:
         """Answer one question (see the module docstring); timings in ms per stage."""
         answer = self._answer_by_routes(question)
-        named = self._named_outcome(question, answer) or self._on_named_chart(question, answer)
-        return named.model_copy(update={"timings_ms": answer.timings_ms}) if named is not None else answer
+        named = (self._named_outcome(question, answer) or self._on_named_chart(question, answer)
+                 or self._reported_on_named_chart(question, answer))
+        reached = named or answer
+        classed = self._asked_class(question, reached)
+        final = classed or named
+        return final.model_copy(update={"timings_ms": answer.timings_ms}) if final is not None else answer
 
     def _answer_by_routes(self, question: str) -> Answer:
         start = time.perf_counter()
@@ -667,6 +673,59 @@ class TextToCypherService:
         self.stats["named_chart"] += 1
         self.last_path = f"{self.last_path}+named_chart"
         return on_chart.model_copy(update={"evidence": self._with_pages(on_chart.evidence)})
+
+    def _reported_on_named_chart(self, question: str, answer: Answer) -> Answer | None:
+        """The steps after the place the question reports on the chart it names, when the answer has no step on
+        that chart, or on any chart when the question says "the chart" and has no answer
+        (:mod:`dkg.qa.reported_place`), on an onboarded guideline."""
+        if not names_a_chart(question):
+            return None
+        params = answer.cypher_params or {}
+        guideline = str(params.get("guideline", ""))
+        if guideline not in onboarded_sources():
+            found = [g for g in self._guidelines(question) if g in onboarded_sources()]
+            if len(found) != 1:
+                return None
+            guideline = found[0]
+        try:
+            version = self.version_of(guideline)
+        except DKGError:
+            return None
+        boxes = step_boxes(self.graph, guideline, version)
+        named = charts_named(question, page_titles(boxes))
+        if len(named) == 1:
+            page = next(iter(named))
+            on_chart = [b for b in boxes if page in b.pages]
+        elif not named and not answer.matched_nodes:
+            # "where does the chart send him?", unanswered: the place is looked for on every chart
+            on_chart = boxes
+        else:
+            return None
+        if {b.uid for b in on_chart} & set(answer.matched_nodes):
+            return None
+        placed = answer_from_reported_place(question, guideline, version, on_chart, self._way_in(guideline, version),
+                                            self._stated(question, [guideline]))
+        if placed is None:
+            return None
+        self.stats["reported_place"] += 1
+        self.last_path = f"{self.last_path}+reported_place"
+        return placed.model_copy(update={"evidence": self._with_pages(placed.evidence)})
+
+    def _asked_class(self, question: str, answer: Answer) -> Answer | None:
+        """The nearest steps after the answer's that give a drug of the class the question asks for, when the
+        answer's steps give none (:mod:`dkg.qa.asked_class`), on an onboarded guideline."""
+        params = answer.cypher_params or {}
+        guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
+        if not answer.matched_nodes or guideline not in onboarded_sources():
+            return None
+        contents = {b.uid: b.content for b in step_boxes(self.graph, guideline, version)}
+        classed = answer_asked_class(question, answer, self._way_in(guideline, version), contents,
+                                     self._stated(question, [guideline]))
+        if classed is None:
+            return None
+        self.stats["asked_class"] += 1
+        self.last_path = f"{self.last_path}+asked_class"
+        return classed.model_copy(update={"evidence": self._with_pages(classed.evidence)})
 
     def _answered_by(self, path: str, answer: Answer | None) -> Answer | None:
         """``answer`` (when there is one) counted as answered by ``path``, its evidence with pages."""

@@ -142,10 +142,10 @@ def _reported_clauses(question: str, shorthand: bool = False) -> list[set[str]]:
     doxorubicin and cisplatin be given around surgery?') names a step to come, and a list in brackets is one clause
     ('staging done (CT chest, PET, bilateral marrow)'). ``shorthand``: a clause also has the words its shorthand
     stands for (lexicon abbreviations: 'echo' → echocardiogram)."""
-    return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set()) for c in _reported_texts(question)]
+    return [_words_and_parts(c) | (_shorthand_words(c) if shorthand else set()) for c in reported_texts(question)]
 
 
-def _reported_texts(question: str) -> list[str]:
+def reported_texts(question: str) -> list[str]:
     """The text of each clause of ``question`` that reports rather than asks (see :func:`_reported_clauses`)."""
     question = _not_done_wordings().sub(" ", question)
     parts = re.split(r"([.;,?!])", re.sub(r"\([^()]*\)", lambda m: re.sub(r"[.;,]", " ", m.group()), question))
@@ -172,7 +172,7 @@ def _cue_parts(question: str, cues: set[str]) -> list[set[str]]:
     >>> [sorted(p) for p in _cue_parts("Rhythm regular so adenosine given twice, nothing. Next?", {"given"})]
     [['adenosine', 'given', 'twice']]
     """
-    parts = [_words_and_parts(p) | _shorthand_words(p) for clause in _reported_texts(question)
+    parts = [_words_and_parts(p) | _shorthand_words(p) for clause in reported_texts(question)
              for p in _CONSEQUENCE.split(clause)]
     return [p for p in parts if p & cues]
 
@@ -187,7 +187,7 @@ def _short_reports(question: str) -> list[set[str]]:
     particles = clinical_lexicon().data.done_particles
     ending, opening = {w.lower() for w in particles.ending}, {w.lower() for w in particles.opening}
     reports = []
-    for clause in _reported_texts(question):
+    for clause in reported_texts(question):
         words = _ANY_WORD.findall(clause.lower())
         if 2 <= len(words) <= particles.max_words and (words[-1] in ending or words[0] in opening):
             named = set(_WORDS.findall(" ".join(words[:-1] if words[-1] in ending else words[1:])))

@@ -121,6 +121,23 @@ def test_a_named_step_beside_facts_that_locate_it_is_answered_by_the_steps_after
     assert service.last_path == "named_step" and result.correct, (result.answer_boxes, answer.answer)
 
 
+@pytest.mark.parametrize(("item_id", "path_end"), [
+    ("fresh2-13", "+reported_place"), ("fresh2-22", "+reported_place"), ("fresh-07", "+reported_place"),
+    ("fresh2-16", "+asked_class"), ("fresh2-28", "+reported_place+asked_class")])
+def test_the_place_a_question_reports_and_the_drug_class_it_asks_for_are_answered(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport, item_id: str, path_end: str) -> None:
+    """The chest pain chart's arrows carry no conditions: '12 lead shows ST elevation' places the patient at its
+    box, and 'BP 82/48' chooses the way on from 'sinus rhythm'; 'which antiarrhythmic' asks for the amiodarone
+    and lidocaine steps ahead of the CPR box the walk reaches (development items of the second and third sets)."""
+    sets = ("cardiac_smog_fresh_questions.jsonl", "cardiac_smog_fresh2_questions.jsonl")
+    [item] = [i for name in sets for i in load_items(QUESTIONS.with_name(name)) if i.id == item_id]
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer(item.question)
+    result = score(item, answer, node_boxes(graph, NAME, VERSION))
+    assert service.last_path.endswith(path_end) and result.correct, (service.last_path, result.answer_boxes,
+                                                                     answer.answer)
+
+
 def test_a_yes_no_question_about_a_step_is_answered_with_the_conditions_on_its_way(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     """No topic word, no patient fact: the step names the guideline, and the answer says when it applies; a

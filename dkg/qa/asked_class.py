@@ -1,0 +1,88 @@
+"""A question that asks for a drug class ("rhythm still shockable after the third shock: which antiarrhythmic
+now?") answered by the steps that give a drug of that class, when the answer reached does not.
+
+No box calls amiodarone an antiarrhythmic, and the walk, which follows the stated facts, places a patient a few
+steps before the drug when the question does not say every step on the way was done (the CPR box of the cycle).
+The class is read from the sentence that asks (the lexicon's ``drug_classes.yaml``: its wordings and drugs); the
+steps are the nearest ones after the answer's steps, along arrows the stated facts do not rule out, whose text
+names a drug of the class. An answer whose own steps name one is left as it is, and so is one with no such step
+within ``max_steps`` arrows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dkg.answers import Answer, Evidence
+from dkg.graph.db import named_queries
+from dkg.lexicon.drug_classes import DrugClass, classes_named, gives_one_of
+from dkg.qa.current_step import next_after
+from dkg.qa.way_in import FactValue, WayIn
+
+# the sentence that asks: the last one, after the last full stop, semicolon or exclamation before its question mark
+_LAST_SENTENCE = re.compile(r"(?:^|[.;!?]\s)([^.;!?]*\?)\s*$")
+
+
+@dataclass(frozen=True)
+class AskedClassSettings:
+    max_steps: int = 12  # arrows followed from the answer's steps to find one giving a drug of the class
+
+
+DEFAULT_SETTINGS = AskedClassSettings()
+
+
+def asked_classes(question: str) -> tuple[DrugClass, ...]:
+    """The drug classes the asking sentence of ``question`` names.
+
+    >>> [c.name for c in asked_classes("Epi in, tube placed. Team want the antiarrhythmic - what now?")]
+    ['antiarrhythmic']
+    >>> asked_classes("Sedation given, paced. What next?")
+    ()
+    """
+    asking = _LAST_SENTENCE.search(question.strip())
+    return classes_named(asking.group(1)) if asking else ()
+
+
+def answer_asked_class(question: str, answer: Answer, way_in: WayIn, contents: dict[str, str],
+                       facts: dict[str, FactValue], settings: AskedClassSettings = DEFAULT_SETTINGS) -> Answer | None:
+    """The nearest steps after ``answer``'s that give a drug of the class the question asks for (module
+    docstring); None when the question asks for none, the answer's steps give one, or none lies ahead."""
+    classes = asked_classes(question)
+    params = answer.cypher_params or {}
+    if not classes or not answer.matched_nodes or "guideline" not in params:
+        return None
+    if any(gives_one_of(contents.get(uid, ""), classes) for uid in answer.matched_nodes):
+        return None
+    seen = set(answer.matched_nodes)
+    frontier = list(answer.matched_nodes)
+    for _ in range(settings.max_steps):
+        frontier = [uid for uid in next_after(way_in, frontier, facts) if uid not in seen]
+        if not frontier:
+            return None
+        seen |= set(frontier)
+        giving = [uid for uid in frontier if gives_one_of(contents.get(uid, ""), classes)]
+        if giving:
+            return _answer(question, answer, giving, contents, classes)
+    return None
+
+
+def _answer(question: str, answer: Answer, giving: list[str], contents: dict[str, str],
+            classes: tuple[DrugClass, ...]) -> Answer:
+    params = answer.cypher_params or {}
+    guideline, version = str(params["guideline"]), str(params["version"])
+    rows: list[dict[str, Any]] = [{"uid": uid, "content": contents.get(uid, uid), "after": list(answer.matched_nodes)}
+                                  for uid in giving]
+    named = " or ".join(c.name for c in classes)
+    text = (f"The nearest steps giving {'an' if named[0] in 'aeiou' else 'a'} {named} after "
+            + "; ".join(f'"{contents.get(uid, uid)}"' for uid in answer.matched_nodes) + ": "
+            + "; ".join(f'"{r["content"]}"' for r in rows) + ".")
+    evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]), kind="Action", guideline=guideline,
+                         version=version) for r in rows]
+    return Answer(question=question, route=answer.route, answer=text, cypher=named_queries("qa_pathway")["walk_edges"],
+                  cypher_params={"guideline": guideline, "version": version, "uids": giving},
+                  rows=rows, matched_nodes=giving, evidence=evidence, missing_facts=answer.missing_facts)
+
+
+__all__ = ["AskedClassSettings", "answer_asked_class", "asked_classes"]
