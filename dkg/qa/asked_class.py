@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from dkg.answers import Answer, Evidence
-from dkg.graph.db import named_queries
+from dkg.answers import Answer
 from dkg.lexicon.drug_classes import DrugClass, classes_named, gives_one_of
-from dkg.qa.current_step import next_after
+from dkg.qa.current_step import next_after, steps_answer
 from dkg.qa.way_in import FactValue, WayIn
 
 # the sentence that asks: the last one, after the last full stop, semicolon or exclamation before its question mark
@@ -27,6 +25,8 @@ _LAST_SENTENCE = re.compile(r"(?:^|[.;!?]\s)([^.;!?]*\?)\s*$")
 
 @dataclass(frozen=True)
 class AskedClassSettings:
+    """How far ahead of the answer a step giving the class asked for is looked for."""
+
     max_steps: int = 12  # arrows followed from the answer's steps to find one giving a drug of the class
 
 
@@ -71,18 +71,11 @@ def answer_asked_class(question: str, answer: Answer, way_in: WayIn, contents: d
 def _answer(question: str, answer: Answer, giving: list[str], contents: dict[str, str],
             classes: tuple[DrugClass, ...]) -> Answer:
     params = answer.cypher_params or {}
-    guideline, version = str(params["guideline"]), str(params["version"])
-    rows: list[dict[str, Any]] = [{"uid": uid, "content": contents.get(uid, uid), "after": list(answer.matched_nodes)}
-                                  for uid in giving]
     named = " or ".join(c.name for c in classes)
-    text = (f"The nearest steps giving {'an' if named[0] in 'aeiou' else 'a'} {named} after "
-            + "; ".join(f'"{contents.get(uid, uid)}"' for uid in answer.matched_nodes) + ": "
-            + "; ".join(f'"{r["content"]}"' for r in rows) + ".")
-    evidence = [Evidence(node_uid=r["uid"], content=str(r["content"]), kind="Action", guideline=guideline,
-                         version=version) for r in rows]
-    return Answer(question=question, route=answer.route, answer=text, cypher=named_queries("qa_pathway")["walk_edges"],
-                  cypher_params={"guideline": guideline, "version": version, "uids": giving},
-                  rows=rows, matched_nodes=giving, evidence=evidence, missing_facts=answer.missing_facts)
-
+    after = "; ".join(f'"{contents.get(uid, uid)}"' for uid in answer.matched_nodes)
+    lead = f"The question asks for {'an' if named[0] in 'aeiou' else 'a'} {named}; after {after}"
+    found = steps_answer(question, str(params["guideline"]), str(params["version"]), answer.matched_nodes[0], giving,
+                         contents, lead)
+    return found.model_copy(update={"route": answer.route, "missing_facts": answer.missing_facts})
 
 __all__ = ["AskedClassSettings", "answer_asked_class", "asked_classes"]

@@ -677,8 +677,9 @@ class TextToCypherService:
     def _reported_on_named_chart(self, question: str, answer: Answer) -> Answer | None:
         """The steps after the place the question reports on the chart it names, when the answer has no step on
         that chart, or on any chart when the question says "the chart" and has no answer
-        (:mod:`dkg.qa.reported_place`), on an onboarded guideline."""
-        if not names_a_chart(question):
+        (:mod:`dkg.qa.reported_place`), on an onboarded guideline. A question refused before any route ran (out of
+        scope, a dose asked for) stays refused."""
+        if not names_a_chart(question) or (not answer.matched_nodes and self.screen(question) is not None):
             return None
         params = answer.cypher_params or {}
         guideline = str(params.get("guideline", ""))

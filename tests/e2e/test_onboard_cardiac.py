@@ -138,6 +138,15 @@ def test_the_place_a_question_reports_and_the_drug_class_it_asks_for_are_answere
                                                                      answer.answer)
 
 
+def test_a_dose_asked_per_the_named_chart_stays_refused_though_the_question_reports_a_place(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("12 lead shows ST elevation, aspirin given. What is the morphine dose in mg/kg per "
+                            "the chest pain protocol?")
+    assert not answer.matched_nodes and service.last_path == "refused", (service.last_path, answer.answer)
+    assert answer.no_answer_reason and answer.no_answer_reason.startswith("out of scope: drug dosing")
+
+
 def test_a_yes_no_question_about_a_step_is_answered_with_the_conditions_on_its_way(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     """No topic word, no patient fact: the step names the guideline, and the answer says when it applies; a
