@@ -108,6 +108,11 @@ CONDITIONS_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORE
     r"(?P<step>.+?)\s*[?.!]*$",
     r"^when\s+(?:should|must|can)\s+(?P<step>.+?)\s+be\s+\w+\s*[?.!]*$",
     rf"^(?P<step>[^:?]+?):\s*(?:(?:what|which)\s+are\s+the\s+)?{_CRITERIA}\s*[?.!]*$",
+    # "in what circumstances does a child with probable SVT go on to synchronized cardioversion?", after a clause
+    # saying where ("On the paediatric chart, ...")
+    r"^(?:[^?]*?,\s*)?(?:in|under)\s+(?:what|which)\s+(?:circumstances|situations?|conditions|cases)\s+"
+    r"(?:does|do|is|are|should|would|will|can|must)\s+(?:.+?\s+)?(?:go\s+on\s+to|proceed\s+to|move\s+on\s+to|"
+    r"progress\s+to|get|receive|need|undergo|be\s+given)\s+(?P<step>.+?)\s*[?.!]*$",
     # "when does the chest pain chart let you give morphine?", "when does the chart have you give adenosine?"
     r"^when\s+(?:does|do|will|would|can)\s+(?:the\s+|this\s+|our\s+)?(?:[\w-]+\s+){0,3}?"
     r"(?:chart|algorithm|protocol|guideline|flowchart|pathway)\s+(?:let|have|allow|tell|want)\s+"
@@ -315,6 +320,8 @@ def named_conditions(question: str) -> list[str]:
     (['transcutaneous pacing'], [])
     >>> named_conditions("Wide QRS and poor perfusion: when does the chart have you give adenosine?")
     ['adenosine']
+    >>> named_conditions("On the paediatric chart, in what circumstances does a child go on to cardioversion?")
+    ['cardioversion']
     """
     # the asking sentence: a statement before it ("We maintain a healthy index of suspicion.") says where
     text = _LEAD_CLAUSE.split(_SENTENCE_END.split(question.strip())[-1])[-1]
