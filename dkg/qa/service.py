@@ -25,7 +25,7 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
-from dkg.qa.asked_class import answer_asked_class
+from dkg.qa.asked_class import answer_asked_class, asked_classes
 from dkg.qa.counts_as import answer_counts_as, counts_as_asked
 from dkg.qa.current_step import answer_after_done, answer_from_current_step
 from dkg.qa.facts import (
@@ -717,7 +717,7 @@ class TextToCypherService:
         answer's steps give none (:mod:`dkg.qa.asked_class`), on an onboarded guideline."""
         params = answer.cypher_params or {}
         guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
-        if not answer.matched_nodes or guideline not in onboarded_sources():
+        if not answer.matched_nodes or guideline not in onboarded_sources() or not asked_classes(question):
             return None
         contents = {b.uid: b.content for b in step_boxes(self.graph, guideline, version)}
         classed = answer_asked_class(question, answer, self._way_in(guideline, version), contents,
