@@ -25,10 +25,9 @@ from dkg.lexicon.clinical import clinical_lexicon
 from dkg.qa.current_step import next_after, steps_answer
 from dkg.qa.guideline_words import question_words
 from dkg.qa.named_step import Box
-from dkg.qa.way_in import FactValue, WayIn, reported_texts
+from dkg.qa.way_in import FactValue, WayIn, reported_texts, without_brackets
 
 _WORD = re.compile(r"[A-Za-z][\w/-]*")
-_BRACKETS = re.compile(r"\([^()]*\)")
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def reported_boxes(question: str, boxes: list[Box], settings: ReportedPlaceSetti
     for box in boxes:
         # each word the box writes counts once, whether matched as written or by its shorthand's expansion: one
         # 'STEMI' in a box is one word, not the three a question writing 'ST elevation' shares with its expansion
-        own = [_word_readings(m.group().lower()) for m in _WORD.finditer(_BRACKETS.sub(" ", box.content))]
+        own = [_word_readings(m.group().lower()) for m in _WORD.finditer(without_brackets(box.content))]
         if any(sum(1 for readings in own if readings & words) >= settings.min_shared for words in clauses):
             found.add(box.uid)
     return found
@@ -77,8 +76,7 @@ def _word_readings(word: str) -> frozenset[str]:
 def furthest(uids: set[str], way_in: WayIn) -> set[str]:
     """The ``uids`` from which no other of them can be reached along the arrows."""
     arrows = way_in.arrows
-    return {u for u in uids if not any(v != u and u in arrows and v in arrows and nx.has_path(arrows, u, v)
-                                       for v in uids)}
+    return {u for u in uids if u not in arrows or not (nx.descendants(arrows, u) & (uids - {u}))}
 
 
 def _asks(text: str) -> bool:
@@ -107,5 +105,6 @@ def answer_from_reported_place(question: str, guideline: str, version: str, boxe
         return None
     return steps_answer(question, guideline, version, place[0], after, contents,
                         f'The question places the patient at "{contents.get(place[0], place[0])}"')
+
 
 __all__ = ["ReportedPlaceSettings", "answer_from_reported_place", "furthest", "reported_boxes", "without_negated"]

@@ -34,6 +34,16 @@ from dkg.vocabulary import VOCABULARY, KeyKind
 FactValue = float | str
 _WORDS = re.compile(r"[a-z][a-z0-9/-]{2,}")
 _ANY_WORD = re.compile(r"[a-z0-9][a-z0-9/-]*")
+_BRACKETED = re.compile(r"\([^)]*\)")
+
+
+def without_brackets(text: str) -> str:
+    """A box's text without its bracketed asides (footnotes, conditions in brackets).
+
+    >>> without_brackets("Amiodarone (if refractory) 300 mg")
+    'Amiodarone   300 mg'
+    """
+    return _BRACKETED.sub(" ", text)
 
 
 def holds(constraint: Constraint, value: FactValue) -> bool:
@@ -404,7 +414,7 @@ class WayIn:
         actions = {e.target for edges in self.edges.values() for e in edges if e.action}
         contents = {uid: text for uid, text in self.contents.items() if uid in actions}
         contents |= {uid: text for uid, text in (root_contents or {}).items() if uid in self.roots}
-        words_of = {uid: _stems(set(_WORDS.findall(re.sub(r"\([^)]*\)", " ", text.lower())))) - stop
+        words_of = {uid: _stems(set(_WORDS.findall(without_brackets(text.lower())))) - stop
                     for uid, text in contents.items()}
         # a long word of one action only names that action on its own ('curettage with phenol, finished')
         actions_with: dict[str, int] = defaultdict(int)
