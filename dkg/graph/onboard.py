@@ -11,6 +11,7 @@ Intermediate files (edge CSV, sidecar, constrained CSV/JSON, review pictures) ar
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
@@ -61,6 +62,9 @@ class OnboardReport:
         return self.nodes + self.edges + len(self.proposed_keys)
 
 
+_PAGED_BOX_ID = re.compile(r"^p\d+-")
+
+
 def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
     """Review items of extracted edges: one per box, one per arrow, one per proposed key.
 
@@ -80,8 +84,9 @@ def draft_items_of(rows: Sequence[ConstrainedEdge]) -> list[DraftItem]:
 
     def node(text: str, constraints: Sequence[object], page: str, box_id: str) -> DraftItem:
         content = normalise_content(text)
-        # two boxes of the same text on a page ("CPR 2 min") are different steps: a box is known by its id
-        key = f"{page}|{box_id}" if box_id else node_key(content)
+        # two boxes of the same text on a page ("CPR 2 min") are different steps: a box is known by its id, with
+        # its page unless the parser's id names it ("p2-b4", the tail of an arrow another page's box links to it)
+        key = (box_id if _PAGED_BOX_ID.match(box_id) else f"{page}|{box_id}") if box_id else node_key(content)
         if key not in nodes:
             nodes[key] = DraftItem(f"n{len(nodes) + 1}", "node", content, [str(c) for c in constraints], page=page)
             key_of[nodes[key].item] = key

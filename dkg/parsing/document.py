@@ -34,6 +34,7 @@ from dkg.parsing.ocr_text import MISREAD_MARKS, THIN_LETTERS, UNREAD_KEY, reconc
 from dkg.parsing.page_frame import visible_page
 from dkg.parsing.settings import DEFAULT_SETTINGS, DEFAULT_TEXT_LAYER_SETTINGS
 from dkg.parsing.textlayout import Line, TextBlock, collapse, group_blocks, render, words_of
+from dkg.parsing.title_links import title_links
 from dkg.services.tesseract import TesseractNotFoundError
 from dkg.types import HeadTailEdge
 
@@ -725,6 +726,9 @@ def parse_pdf(
             global_notes = {**_page_notes(state), **global_notes}
         for index in indices:
             result.pages.append(_finish_page(doc, doc.state(index), known, global_notes, set()))
+    for edge, originals in title_links(result.pages):
+        result.links.append(edge)
+        result.link_originals.append(originals)
     return result
 
 

@@ -188,10 +188,13 @@ class ParseResult:
     path: str
     page_count: int
     pages: list[ParsedPage] = field(default_factory=list)
+    links: list[HeadTailEdge] = field(default_factory=list)
+    """Arrows from a box naming another page's title to that page's entry box (:mod:`dkg.parsing.title_links`)."""
+    link_originals: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def edges(self) -> list[HeadTailEdge]:
-        return [edge for page in self.pages for edge in page.edges]
+        return [edge for page in self.pages for edge in page.edges] + self.links
 
     @property
     def issues(self) -> list[PageIssue]:

@@ -28,6 +28,9 @@ def render_csv(result: ParseResult) -> tuple[str, int]:
         for edge, (head_original, tail_original) in zip(page.edges, page.originals, strict=True):
             writer.writerow({**edge.model_dump(), "head_original": head_original, "tail_original": tail_original})
             rows += 1
+    for edge, (head_original, tail_original) in zip(result.links, result.link_originals, strict=True):
+        writer.writerow({**edge.model_dump(), "head_original": head_original, "tail_original": tail_original})
+        rows += 1
     return buffer.getvalue(), rows
 
 
@@ -133,8 +136,10 @@ def sidecar(result: ParseResult) -> dict[str, Any]:
                       for e, o in zip(page.edges, page.originals, strict=True)],
             "warnings": [i.message for i in page.issues],
         })
+    links = [{**e.model_dump(), "head_original": o[0], "tail_original": o[1]}
+             for e, o in zip(result.links, result.link_originals, strict=True)]
     return {"source": result.path, "page_count": result.page_count, "coordinates": "PDF points, origin top-left",
-            "pages": pages}
+            "pages": pages, "links": links}
 
 
 def write_sidecar(result: ParseResult, path: str | Path) -> None:

@@ -278,3 +278,15 @@ class TextLayerSettings:
 
 
 DEFAULT_TEXT_LAYER_SETTINGS = TextLayerSettings()
+
+
+@dataclass(frozen=True)
+class TitleLinkSettings:
+    """When a box that ends its page names another page's title (:mod:`dkg.parsing.title_links`)."""
+
+    # the name must cover at least this share of the title's words: a name may leave out the population and one
+    # qualifier ("Tachycardia Protocol" for "Adult Tachycardia with Pulse": 1/3), not most of the title
+    min_title_share: float = 0.33
+
+
+DEFAULT_TITLE_LINK_SETTINGS = TitleLinkSettings()

@@ -676,9 +676,9 @@ class TextToCypherService:
 
     def _reported_on_named_chart(self, question: str, answer: Answer) -> Answer | None:
         """The steps after the place the question reports on the chart it names, when the answer has no step on
-        that chart, or on any chart when the question says "the chart" and has no answer
-        (:mod:`dkg.qa.reported_place`), on an onboarded guideline. A question refused before any route ran (out of
-        scope, a dose asked for) stays refused."""
+        that chart or only steps the report has the patient at or past, or on any chart when the question says
+        "the chart" and has no answer (:mod:`dkg.qa.reported_place`), on an onboarded guideline. A question
+        refused before any route ran (out of scope, a dose asked for) stays refused."""
         if not names_a_chart(question) or (not answer.matched_nodes and self.screen(question) is not None):
             return None
         params = answer.cypher_params or {}
@@ -702,11 +702,15 @@ class TextToCypherService:
             on_chart = boxes
         else:
             return None
-        if {b.uid for b in on_chart} & set(answer.matched_nodes):
-            return None
-        placed = answer_from_reported_place(question, guideline, version, on_chart, self._way_in(guideline, version),
+        way_in = self._way_in(guideline, version)
+        placed = answer_from_reported_place(question, guideline, version, on_chart, way_in,
                                             self._stated(question, [guideline]))
         if placed is None:
+            return None
+        # an answer on that chart stands unless the question reports the patient at or past each of its steps
+        answered_here = {b.uid for b in on_chart} & set(answer.matched_nodes)
+        place = str((placed.cypher_params or {}).get("start", ""))
+        if answered_here and not answered_here <= way_in.before({place}) | {place}:
             return None
         self.stats["reported_place"] += 1
         self.last_path = f"{self.last_path}+reported_place"
