@@ -9,7 +9,7 @@ itself is rendered with pypdfium2 and drawn on with Pillow.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from dkg.errors import ParseError
 from dkg.parsing.geometry import BBox, Point
 from dkg.parsing.models import ParsedPage, ParseResult
+from dkg.types import HeadTailEdge
 
 RGB = tuple[int, int, int]
 
@@ -34,6 +35,7 @@ class OverlayStyle:
     free_text: RGB = (120, 120, 120)
     page_text: RGB = (160, 160, 160)
     pixels: RGB = (0, 150, 160)
+    link: RGB = (0, 110, 200)
     width: int = 2
     font_size: int = 14
 
@@ -56,8 +58,10 @@ def overlay_names(result: ParseResult, folder: Path) -> dict[int, Path]:
     return {page.number: folder / f"{stem}-p{page.number}.png" for page in result.pages}
 
 
-def render_overlay(pdf_path: str | Path, page: ParsedPage, style: OverlayStyle = OverlayStyle()) -> Any:
-    """The review picture of one parsed page, as a Pillow image."""
+def render_overlay(pdf_path: str | Path, page: ParsedPage, style: OverlayStyle = OverlayStyle(),
+                   links: Sequence[HeadTailEdge] = ()) -> Any:
+    """The review picture of one parsed page, as a Pillow image (``links``: the document's links to other pages'
+    first boxes, :mod:`dkg.parsing.title_links`; those leaving this page's boxes are drawn)."""
     import pypdfium2 as pdfium
 
     document = pdfium.PdfDocument(str(pdf_path))
@@ -69,12 +73,14 @@ def render_overlay(pdf_path: str | Path, page: ParsedPage, style: OverlayStyle =
             pdf_page.close()
     finally:
         document.close()
-    draw_overlay(image, page, style)
+    draw_overlay(image, page, style, links)
     return image
 
 
-def draw_overlay(image: Any, page: ParsedPage, style: OverlayStyle = OverlayStyle()) -> None:
-    """Draw boxes, edges, notes and the legend of ``page`` on ``image`` (a Pillow RGB image of the page)."""
+def draw_overlay(image: Any, page: ParsedPage, style: OverlayStyle = OverlayStyle(),
+                 links: Sequence[HeadTailEdge] = ()) -> None:
+    """Draw boxes, edges, notes, links to other pages and the legend of ``page`` on ``image`` (a Pillow RGB image
+    of the page)."""
     from PIL import ImageDraw, ImageFont
 
     draw = ImageDraw.Draw(image, "RGBA")
@@ -115,7 +121,17 @@ def draw_overlay(image: Any, page: ParsedPage, style: OverlayStyle = OverlayStyl
                 if label:
                     middle = ((a[0] + b[0]) / 2 * s + 4, (a[1] + b[1]) / 2 * s - style.font_size / 2)
                     draw.text(middle, label, fill=style.label, font=font, stroke_width=2, stroke_fill="white")
-    _legend(draw, style, font, _legend_rows(page, style))
+    leaving = [link for link in links if link.head_box_id in boxes]
+    for link in leaving:
+        # a dashed stub out of the box's right side, with the box it continues at on the other page
+        bbox = boxes[link.head_box_id].bbox
+        start = (bbox.x1 * s, (bbox.top + bbox.bottom) / 2 * s)
+        end = (start[0] + 24 * s, start[1])
+        _arrow(draw, start, end, style.link, style.width, True)
+        target = link.tail if len(link.tail) <= 40 else link.tail[:39] + "…"
+        draw.text((end[0] + 4, end[1] - style.font_size / 2), f"to {link.tail_box_id}: {target}", fill=style.link,
+                  font=small, stroke_width=2, stroke_fill="white")
+    _legend(draw, style, font, _legend_rows(page, style, len(leaving)))
 
 
 def write_overlays(result: ParseResult, folder: str | Path, style: OverlayStyle = OverlayStyle(), *,
@@ -136,7 +152,7 @@ def write_overlays(result: ParseResult, folder: str | Path, style: OverlayStyle 
     written = []
     for page in result.pages:
         path = names[page.number]
-        image = render_overlay(result.path, page, style)
+        image = render_overlay(result.path, page, style, result.links)
         partial = path.with_name(f".{path.name}.part")
         try:
             image.save(partial, format="PNG")
@@ -188,13 +204,15 @@ def _along(a: Point, b: Point, t: float) -> Point:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
-def _legend_rows(page: ParsedPage, style: OverlayStyle) -> list[tuple[RGB, str]]:
+def _legend_rows(page: ParsedPage, style: OverlayStyle, links: int = 0) -> list[tuple[RGB, str]]:
     rows: list[tuple[RGB, str]] = [
         (style.box, f"title: {page.title[:60] if page.title else 'none read'}"),
         (style.box, f"box found ({len(page.boxes) - len(page.dropped_boxes)}), with its id"),
         (style.edge, f"edge ({len(page.edges)}); dashed: direction inferred, no arrowhead"),
         (style.label, "edge label"),
     ]
+    if links:
+        rows.append((style.link, f"link to another page's first box ({links}): the box names that chart"))
     if page.pixel_regions:
         rows.append((style.pixels, f"image read from pixels ({len(page.pixel_regions)})"))
     kinds = _kinds(note.kind for note in page.notes)

@@ -51,3 +51,12 @@ def test_overlay_into_a_file_is_a_clear_error(tmp_path: Path) -> None:
     assert result.exit_code != 0
     assert "is a file" in result.output
     assert not (tmp_path / "e.csv").exists()  # refused before anything was written
+
+
+def test_overlay_shows_a_link_to_another_page_on_the_page_it_leaves() -> None:
+    result = parse_pdf(PDF, pages="2,4")  # the tachycardia chart's "Chest Pain Guideline" names page 2's chart
+    chest_pain, tachycardia = result.pages
+    assert [link.head_box_id for link in result.links] == ["p4-b10"]
+    assert render_overlay(PDF, tachycardia, links=result.links).tobytes() != render_overlay(PDF, tachycardia).tobytes()
+    # the page it points to draws nothing for it (the arrow leaves the other page)
+    assert render_overlay(PDF, chest_pain, links=result.links).tobytes() == render_overlay(PDF, chest_pain).tobytes()
