@@ -6,7 +6,8 @@ steps before the drug when the question does not say every step on the way was d
 The class is read from the sentence that asks (the lexicon's ``drug_classes.yaml``: its wordings and drugs); the
 steps are the nearest ones after the answer's steps, along arrows the stated facts do not rule out, whose text
 names a drug of the class. An answer whose own steps name one is left as it is, and so is one with no such step
-within ``max_steps`` arrows.
+within ``max_steps`` arrows. When no box of the guideline gives a drug of the class or names the class, the
+question asks for what the guideline does not cover: the service refuses it as out of scope.
 """
 
 from __future__ import annotations
@@ -68,6 +69,23 @@ def answer_asked_class(question: str, answer: Answer, way_in: WayIn, contents: d
     return None
 
 
+def classes_not_given(question: str, contents: dict[str, str]) -> tuple[DrugClass, ...]:
+    """The classes the asking sentence names when no box (``contents``: every box of the guideline) gives a drug
+    of one of them or names one of them: the guideline does not cover what is asked ("How long do we
+    anticoagulate before an elective cardioversion?" on charts that give no anticoagulant); empty otherwise.
+
+    >>> [c.name for c in classes_not_given("How long do we anticoagulate first?", {"a": "Adenosine 6mg IV"})]
+    ['anticoagulant']
+    >>> classes_not_given("Which blood thinner?", {"a": "Heparin 5000 units IV"})
+    ()
+    """
+    classes = asked_classes(question)
+    texts = contents.values()
+    if any(gives_one_of(text, classes) or classes_named(text, classes) for text in texts):
+        return ()
+    return classes
+
+
 def _answer(question: str, answer: Answer, giving: list[str], contents: dict[str, str],
             classes: tuple[DrugClass, ...]) -> Answer:
     params = answer.cypher_params or {}
@@ -78,4 +96,4 @@ def _answer(question: str, answer: Answer, giving: list[str], contents: dict[str
                          contents, lead)
     return found.model_copy(update={"route": answer.route, "missing_facts": answer.missing_facts})
 
-__all__ = ["AskedClassSettings", "answer_asked_class", "asked_classes"]
+__all__ = ["AskedClassSettings", "answer_asked_class", "asked_classes", "classes_not_given"]

@@ -25,7 +25,7 @@ from dkg.graph.db import Graph, named_queries
 from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
-from dkg.qa.asked_class import answer_asked_class, asked_classes
+from dkg.qa.asked_class import answer_asked_class, asked_classes, classes_not_given
 from dkg.qa.counts_as import answer_counts_as, counts_as_asked
 from dkg.qa.current_step import answer_after_done, answer_from_current_step
 from dkg.qa.facts import (
@@ -718,12 +718,19 @@ class TextToCypherService:
 
     def _asked_class(self, question: str, answer: Answer) -> Answer | None:
         """The nearest steps after the answer's that give a drug of the class the question asks for, when the
-        answer's steps give none (:mod:`dkg.qa.asked_class`), on an onboarded guideline."""
+        answer's steps give none (:mod:`dkg.qa.asked_class`), on an onboarded guideline; a refusal (out of scope)
+        when no step of the guideline gives or names the class."""
         params = answer.cypher_params or {}
         guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
         if not answer.matched_nodes or guideline not in onboarded_sources() or not asked_classes(question):
             return None
         contents = {b.uid: b.content for b in step_boxes(self.graph, guideline, version)}
+        missing = classes_not_given(question, contents)
+        if missing:
+            self.last_path = f"{self.last_path}+class_not_given"
+            names = " or ".join(c.name for c in missing)
+            return self._refuse(question, f"out of scope: {guideline} {version} gives no {names} (no step names one "
+                                          f"of its drugs); ask about the steps of the guideline", {})
         classed = answer_asked_class(question, answer, self._way_in(guideline, version), contents,
                                      self._stated(question, [guideline]))
         if classed is None:

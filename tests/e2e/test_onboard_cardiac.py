@@ -158,6 +158,21 @@ def test_a_dose_asked_per_the_named_chart_stays_refused_though_the_question_repo
     assert answer.no_answer_reason and answer.no_answer_reason.startswith("out of scope: drug dosing")
 
 
+def test_a_drug_class_the_guideline_never_gives_is_refused_as_out_of_scope(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    """fresh-29 (development item): no box gives an anticoagulant, so "how long do we anticoagulate" is not
+    answered with the step the walk reached; a class the charts give is still answered (amiodarone)."""
+    [item] = [i for i in load_items(QUESTIONS.with_name("cardiac_smog_fresh_questions.jsonl")) if i.id == "fresh-29"]
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer(item.question)
+    assert not answer.matched_nodes and service.last_path.endswith("+class_not_given"), (service.last_path,
+                                                                                        answer.answer)
+    assert answer.no_answer_reason and "gives no anticoagulant" in answer.no_answer_reason
+    given = service.answer("VF persists after the third shock, epi given, tube in. Which antiarrhythmic now per the "
+                           "paediatric arrest algorithm?")
+    assert service.last_path.endswith("+asked_class") and "Amiodarone" in (given.answer or ""), given.answer
+
+
 def test_a_yes_no_question_about_a_step_is_answered_with_the_conditions_on_its_way(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     """No topic word, no patient fact: the step names the guideline, and the answer says when it applies; a
