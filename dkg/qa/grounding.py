@@ -16,6 +16,7 @@ from dkg.lexicon.topics import guideline_topics
 from dkg.qa.facts import Facts, detect_guidelines, extract_facts, find_facts
 from dkg.qa.queries import QuerySketch, QuestionType, parse_model_output
 from dkg.qa.vocabulary_facts import find_vocabulary_facts
+from dkg.qa.way_in import in_place_reports
 
 
 class GroundingError(QAError):
@@ -134,9 +135,9 @@ def ground(decoded: str, question: str, known_treatments: list[str] | None = Non
 
 
 def _masked_facts(question: str, known: list[str] | None = None) -> str:
-    """The question with the words that state patient facts ("no metastases", "resectable") blanked out: they
-    are not treatment phrases, unless they are part of a known treatment written out ('CAR T-cell therapy' is a
-    treatment, not a T-cell lineage)."""
+    """The question with the words that state patient facts ("no metastases", "resectable") and steps reported
+    in place ("on monitor") blanked out: they are not treatment phrases, unless they are part of a known
+    treatment written out ('CAR T-cell therapy' is a treatment, not a T-cell lineage)."""
     lowered = question.lower()
     kept = [(m.start(), m.end()) for k in known or [] if len(k) >= 8
             for m in re.finditer(re.escape(k.lower()), lowered)]
@@ -153,6 +154,11 @@ def _masked_facts(question: str, known: list[str] | None = None) -> str:
             masked[match.start:match.end] = " " * (match.end - match.start)
     for fact in find_vocabulary_facts(question, detect_guidelines(question)):  # an onboarded guideline's facts
         masked[fact.start:fact.end] = " " * (fact.end - fact.start)
+    # a step reported in place ('on monitor', 'IV in') is what was done, not the treatment asked about
+    for clause, _ in in_place_reports(question):
+        start = question.find(clause.strip())
+        if start >= 0:
+            masked[start:start + len(clause.strip())] = " " * len(clause.strip())
     # the name of a guideline's topic ('the bone sarcoma guideline') is no treatment, though an option's text may
     # hold it ('referral to a bone sarcoma center')
     for topic in guideline_topics():

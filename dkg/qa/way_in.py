@@ -187,12 +187,12 @@ def _cue_parts(question: str, cues: set[str]) -> list[set[str]]:
     return [p for p in parts if p & cues]
 
 
-def _short_reports(question: str) -> list[set[str]]:
-    """The words of each short clause that reports a step by a particle ('pads on', 'IV in', 'on monitor'; lexicon
-    ``done_particles``), the particle left out.
+def in_place_reports(question: str) -> list[tuple[str, set[str]]]:
+    """Each short clause that reports a step in place by a particle ('pads on', 'IV in', 'on monitor'; lexicon
+    ``done_particles``), with its words, the particle left out.
 
-    >>> _short_reports("62M, BP 82/50. pads on, line in. On monitor. In VF. What first?")
-    [{'pads'}, {'line'}, {'monitor'}]
+    >>> in_place_reports("62M, BP 82/50. pads on, line in. On monitor. In VF. What first?")
+    [(' pads on', {'pads'}), (' line in', {'line'}), (' On monitor', {'monitor'})]
     """
     particles = clinical_lexicon().data.done_particles
     ending, opening = {w.lower() for w in particles.ending}, {w.lower() for w in particles.opening}
@@ -202,8 +202,13 @@ def _short_reports(question: str) -> list[set[str]]:
         if 2 <= len(words) <= particles.max_words and (words[-1] in ending or words[0] in opening):
             named = set(_WORDS.findall(" ".join(words[:-1] if words[-1] in ending else words[1:])))
             if named:
-                reports.append(named)
+                reports.append((clause, named))
     return reports
+
+
+def _short_reports(question: str) -> list[set[str]]:
+    """The words of each clause of :func:`in_place_reports`."""
+    return [named for _, named in in_place_reports(question)]
 
 
 def _shorthand_words(text: str) -> set[str]:

@@ -25,3 +25,12 @@ def test_a_step_that_asks_a_question_offers_no_treatment() -> None:
     # 'QRS' of the question box 'QRS Width?' made 'QRS 0.16 s' the treatment asked about
     assert asked_treatment("Wide complex tachycardia, QRS 0.16 s, HR 170: is cardioversion indicated?",
                            known) == "cardioversion"
+
+
+def test_a_step_reported_in_place_is_not_the_treatment_asked_about() -> None:
+    known = ["monitor / defibrillator", "aspirin 324mg po chewed"]
+    # 'on monitor' reports a step done; it was read as the treatment asked about ("No: monitor is not recommended")
+    assert asked_treatment("54M crushing CP x30 min. SpO2 95% RA, on monitor, IV in. What do I give him first?",
+                           known) is None
+    assert asked_treatment("Chest pain, IV in. Is aspirin appropriate?", known) == "aspirin"
+    assert asked_treatment("Chest pain. Should he go on the monitor?", known) == "monitor"
