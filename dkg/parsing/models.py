@@ -173,11 +173,16 @@ class ParsedPage:
                 return box
         raise KeyError(box_id)
 
-    def entry_box(self) -> Box | None:
-        """The page's unique box that takes part in an arrow and has no incoming arrow, if there is one."""
+    def entry_boxes(self) -> list[Box]:
+        """The page's boxes that take part in an arrow and have no incoming arrow, topmost first."""
         sources = {e.head_box_id for e in self.edges}
         targets = {e.tail_box_id for e in self.edges}
         entries = [b for b in self.boxes if b.id in sources and b.id not in targets]
+        return sorted(entries, key=lambda b: (b.bbox.top, b.bbox.x0))
+
+    def entry_box(self) -> Box | None:
+        """The page's unique entry box (:meth:`entry_boxes`), if there is one."""
+        entries = self.entry_boxes()
         return entries[0] if len(entries) == 1 else None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from dkg.parsing.models import Box, ParsedPage
+from dkg.parsing.models import ParsedPage
 from dkg.parsing.settings import DEFAULT_TITLE_LINK_SETTINGS, TitleLinkSettings
 from dkg.types import HeadTailEdge
 
@@ -75,13 +75,6 @@ def named_page(text: str, titles: dict[int, str],
     return chosen[0] if best >= settings.min_title_share and len(chosen) == 1 else None
 
 
-def _entry(page: ParsedPage) -> Box | None:
-    heads = {e.head_box_id for e in page.edges}
-    tails = {e.tail_box_id for e in page.edges}
-    entries = [b for b in page.boxes if b.id in heads and b.id not in tails]
-    return min(entries, key=lambda b: (b.bbox.top, b.bbox.x0), default=None)
-
-
 def title_links(pages: list[ParsedPage], settings: TitleLinkSettings = DEFAULT_TITLE_LINK_SETTINGS
                 ) -> list[tuple[HeadTailEdge, tuple[str, str]]]:
     """The arrows (with the two boxes' original texts) from the boxes that name another page's title to that
@@ -95,9 +88,10 @@ def title_links(pages: list[ParsedPage], settings: TitleLinkSettings = DEFAULT_T
             if box.id in heads or box.id not in tails or box.link_code is not None:
                 continue
             target = named_page(box.text, {j: t for j, t in titles.items() if j != i}, settings)
-            entry = None if target is None else _entry(pages[target])
-            if target is None or entry is None:
+            entries = [] if target is None else pages[target].entry_boxes()
+            if not entries:
                 continue
+            entry = entries[0]
             edge = HeadTailEdge(head=box.text, tail=entry.text, page=page.code or str(page.number),
                                 head_box_id=box.id, tail_box_id=entry.id)
             links.append((edge, (box.original, entry.original)))
