@@ -155,10 +155,9 @@ def _masked_facts(question: str, known: list[str] | None = None) -> str:
     for fact in find_vocabulary_facts(question, detect_guidelines(question)):  # an onboarded guideline's facts
         masked[fact.start:fact.end] = " " * (fact.end - fact.start)
     # a step reported in place ('on monitor', 'IV in') is what was done, not the treatment asked about
-    for clause, _ in in_place_reports(question):
-        start = question.find(clause.strip())
-        if start >= 0:
-            masked[start:start + len(clause.strip())] = " " * len(clause.strip())
+    for clause in {clause.strip() for clause, _ in in_place_reports(question)}:
+        for reported in re.finditer(rf"(?<!\w){re.escape(clause)}(?!\w)", question, re.IGNORECASE):
+            masked[reported.start():reported.end()] = " " * len(clause)
     # the name of a guideline's topic ('the bone sarcoma guideline') is no treatment, though an option's text may
     # hold it ('referral to a bone sarcoma center')
     for topic in guideline_topics():

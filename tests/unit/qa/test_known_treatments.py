@@ -32,5 +32,8 @@ def test_a_step_reported_in_place_is_not_the_treatment_asked_about() -> None:
     # 'on monitor' reports a step done; it was read as the treatment asked about ("No: monitor is not recommended")
     assert asked_treatment("54M crushing CP x30 min. SpO2 95% RA, on monitor, IV in. What do I give him first?",
                            known) is None
+    # the clause said again later in the question is blanked too
+    assert asked_treatment("IV in. Pads on, on monitor; on monitor for 10 min. What do I give him first?",
+                           known) is None
     assert asked_treatment("Chest pain, IV in. Is aspirin appropriate?", known) == "aspirin"
     assert asked_treatment("Chest pain. Should he go on the monitor?", known) == "monitor"
