@@ -403,16 +403,23 @@ class DigitText:
 
 @dataclass(frozen=True)
 class Negation:
-    """Where NegEx (negspaCy) finds negation cues in one question: cue token ends and clause boundaries."""
+    """Where NegEx (negspaCy) finds negation cues in one question: cue tokens and clause boundaries."""
 
     token_starts: tuple[int, ...]
     cue_ends: tuple[int, ...]
     boundaries: tuple[tuple[int, int], ...]
     window: int
+    cue_starts: tuple[int, ...]
+    """The first token of each cue (same order as ``cue_ends``)."""
 
     def negates(self, start: int) -> bool:
         """Whether the text starting at character ``start`` follows a cue within the window, same clause."""
         return self.cue_before(start) is not None
+
+    def in_cue(self, start: int) -> bool:
+        """Whether the token at character ``start`` is part of a cue ('no', 'negative for')."""
+        token = max((i for i, s in enumerate(self.token_starts) if s <= start), default=0)
+        return any(a <= token < b for a, b in zip(self.cue_starts, self.cue_ends, strict=True))
 
     def cue_before(self, start: int) -> int | None:
         """Where the nearest cue that negates the text at character ``start`` ends (the character after it), or
@@ -523,7 +530,8 @@ class ClinicalLexicon:
         preceding, _following, terminating = negex.process_negations(doc)
         boundaries = negex.termination_boundaries(doc, terminating)
         return Negation(tuple(t.idx for t in doc), tuple(end for _id, _start, end in preceding),
-                        tuple(boundaries), self.data.negation.window)
+                        tuple(boundaries), self.data.negation.window,
+                        cue_starts=tuple(start for _id, start, _end in preceding))
 
     def number(self, text: str) -> float:
         word = text.lower()

@@ -24,7 +24,7 @@ from dkg.answers import Answer
 from dkg.lexicon.clinical import clinical_lexicon
 from dkg.qa.current_step import next_after, steps_answer
 from dkg.qa.guideline_words import question_words
-from dkg.qa.named_step import Box
+from dkg.qa.named_step import STOPWORDS, Box
 from dkg.qa.way_in import FactValue, WayIn, reported_texts, without_brackets
 
 _WORD = re.compile(r"[A-Za-z][\w/-]*")
@@ -50,6 +50,19 @@ def without_negated(question: str) -> str:
     """
     negation = clinical_lexicon().negation(question)
     return _WORD.sub(lambda m: " " * len(m.group()) if negation.negates(m.start()) else m.group(), question)
+
+
+def only_negated(text: str) -> bool:
+    """Whether every content word of ``text`` is a negation cue or a word one denies: it says what is absent
+    ('No allergies.'), not a step done or a finding present.
+
+    >>> only_negated("No allergies"), only_negated("not a sinus tach"), only_negated("Aspirin given, no allergies")
+    (True, True, False)
+    """
+    negation = clinical_lexicon().negation(text)
+    content = [m.start() for m in _WORD.finditer(text) if m.group().lower() not in STOPWORDS]
+    return (any(negation.negates(start) for start in content)
+            and all(negation.negates(start) or negation.in_cue(start) for start in content))
 
 
 def reported_boxes(question: str, boxes: list[Box], settings: ReportedPlaceSettings = DEFAULT_SETTINGS

@@ -60,7 +60,7 @@ from dkg.qa.named_step import (
 from dkg.qa.pathway import Walk, anchored, missing_facts, walk_query
 from dkg.qa.populations import population_unstated
 from dkg.qa.queries import QuerySketch, QuestionType
-from dkg.qa.reported_place import answer_from_reported_place
+from dkg.qa.reported_place import answer_from_reported_place, only_negated
 from dkg.qa.safety import SafeExecutor
 from dkg.qa.seq2seq import Seq2Seq, use_answer_threads
 from dkg.qa.served_model import served_model_dir
@@ -447,6 +447,12 @@ class TextToCypherService:
             version = self.version_of(found[0])
             answer = answer_named_step(self.graph, question, found[0], version, step=step)
             if answer is None:
+                return None
+            # a statement saying only what is absent ('No allergies.') is no step done, though it names an action
+            # box by its condition ('Aspirin … (if no significant aspirin allergy)'); naming a question box it
+            # answers it ('Not sinus tach.': the NO arrow is chosen below)
+            if statement and only_negated(step) and not any(
+                    str(r.get("after", "")).rstrip().endswith("?") for r in answer.rows):
                 return None
             # the words that name the step: all of it, or without its clause saying where ('measures for a
             # potential bioincident', 'a common operating picture in theatre'), whose facts then locate the step.
