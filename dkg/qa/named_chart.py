@@ -53,7 +53,7 @@ def charts_named(question: str, titles: dict[str, str]) -> set[str]:
     named: set[str] = set()
     title_words = {page: _title_words(title) for page, title in titles.items()}
     for match in _CHART.finditer(question):
-        said = [w for w in _said_words(match["name"]) if w not in _NOT_A_NAME]
+        said = [w for w in said_words(match["name"]) if w not in _NOT_A_NAME]
         # the words right before "chart" name it ("... to the chest pain chart": chest pain)
         while said:
             pages = {p for p, used in title_words.items() if all(_matches(w, used) for w in said)}
@@ -64,11 +64,40 @@ def charts_named(question: str, titles: dict[str, str]) -> set[str]:
     return named
 
 
+def titles_said(question: str, titles: dict[str, str]) -> set[str]:
+    """The pages every word of whose title the question says, anywhere, matched as :func:`charts_named` matches
+    ("crushing substernal CP" says CHEST PAIN; a one-letter title word such as "w/" is no word to say).
+
+    >>> titles = {"1": "BRADYCARDIA with PULSE", "2": "CHEST PAIN", "4": "TACHYCARDIA w/ PULSE"}
+    >>> titles_said("54M crushing substernal CP x30 min", titles), titles_said("brady 38 with a pulse", titles)
+    ({'2'}, {'1'})
+    >>> titles_said("HR 150, narrow complex", titles)
+    set()
+    """
+    said = said_words(question)
+    return {page for page, title in titles.items()
+            if (used := _sayable(title)) and title_words_said(said, title) == used}
+
+
+def title_words_said(said: list[str], title: str) -> set[str]:
+    """The words of ``title`` that the question words ``said`` (:func:`said_words`) say.
+
+    >>> sorted(title_words_said(said_words("Sinus tach 125, stable"), "TACHYCARDIA w/ PULSE"))
+    ['tachycardia']
+    """
+    return {w for w in _sayable(title) if any(_matches(s, {w}) for s in said)}
+
+
+def _sayable(title: str) -> set[str]:
+    return {w for w in _title_words(title) if len(w) > 1}
+
+
 _PREFIX_MIN = 4  # a shorter word is no truncated title word ("pain" of "painful" is; "ca" of "cardiac" is not)
 
 
-def _said_words(name: str) -> list[str]:
-    """The words naming a chart, with the lexicon's shorthand spelled out and British spellings made American."""
+def said_words(name: str) -> list[str]:
+    """The words naming a chart (or of a whole question), with the lexicon's shorthand spelled out and British
+    spellings made American."""
     expanded = expand_query(name)
     spelled = load_lexicon().american_spelling(name)
     out, last = [], 0
@@ -127,4 +156,4 @@ def answer_on_named_chart(question: str, answer: Answer, boxes: list[Box], way_i
                   missing_facts=answer.missing_facts)
 
 
-__all__ = ["answer_on_named_chart", "charts_named", "names_a_chart"]
+__all__ = ["answer_on_named_chart", "charts_named", "names_a_chart", "said_words", "title_words_said", "titles_said"]

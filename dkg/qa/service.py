@@ -67,6 +67,7 @@ from dkg.qa.served_model import served_model_dir
 from dkg.qa.side_by_side import side_by_side
 from dkg.qa.step_match import answer_described_step
 from dkg.qa.step_order import answer_step_order, waits_for
+from dkg.qa.titled_entry import answer_titled_entry, titled_entry
 from dkg.qa.training import ensure_model
 from dkg.qa.vocabulary_facts import ThenAndNow, then_and_now
 from dkg.qa.way_in import WayIn, holds, way_in_facts
@@ -227,7 +228,7 @@ class TextToCypherService:
         """Answer one question (see the module docstring); timings in ms per stage."""
         answer = self._answer_by_routes(question)
         named = (self._named_outcome(question, answer) or self._on_named_chart(question, answer)
-                 or self._reported_on_named_chart(question, answer))
+                 or self._reported_on_named_chart(question, answer) or self._presented_chart(question, answer))
         reached = named or answer
         classed = self._asked_class(question, reached)
         final = classed or named
@@ -680,25 +681,55 @@ class TextToCypherService:
         self.last_path = f"{self.last_path}+named_chart"
         return on_chart.model_copy(update={"evidence": self._with_pages(on_chart.evidence)})
 
-    def _reported_on_named_chart(self, question: str, answer: Answer) -> Answer | None:
-        """The steps after the place the question reports on the chart it names, when the answer has no step on
-        that chart or only steps the report has the patient at or past, or on any chart when the question says
-        "the chart" and has no answer (:mod:`dkg.qa.reported_place`), on an onboarded guideline. A question
-        refused before any route ran (out of scope, a dose asked for) stays refused."""
-        if not names_a_chart(question) or (not answer.matched_nodes and self.screen(question) is not None):
+    def _onboarded_answered(self, question: str, answer: Answer) -> tuple[str, str] | None:
+        """The onboarded guideline (and its version) ``answer`` is from, else the one onboarded guideline the
+        question is about; None for a question refused before any route ran (out of scope, a dose asked for)."""
+        if not answer.matched_nodes and self.screen(question) is not None:
             return None
-        params = answer.cypher_params or {}
-        guideline = str(params.get("guideline", ""))
+        guideline = str((answer.cypher_params or {}).get("guideline", ""))
         if guideline not in onboarded_sources():
             found = [g for g in self._guidelines(question) if g in onboarded_sources()]
             if len(found) != 1:
                 return None
             guideline = found[0]
         try:
-            version = self.version_of(guideline)
+            return guideline, self.version_of(guideline)
         except DKGError:
             return None
+
+    def _presented_chart(self, question: str, answer: Answer) -> Answer | None:
+        """The answer on the chart whose title the question's presentation says when it names no chart and the
+        answer has no step on that chart (:mod:`dkg.qa.titled_entry`), on an onboarded guideline."""
+        found = self._onboarded_answered(question, answer)
+        if found is None:
+            return None
+        guideline, version = found
         boxes = step_boxes(self.graph, guideline, version)
+        if names_a_chart(question) and charts_named(question, page_titles(boxes)):
+            return None
+        way_in = self._way_in(guideline, version)
+        stated = self._stated(question, [guideline])
+        entered = titled_entry(question, guideline, boxes, way_in, stated)
+        if entered is None or entered.on_chart & set(answer.matched_nodes):
+            return None
+        titled = answer_titled_entry(question, guideline, version, entered, boxes, way_in, stated)
+        self.stats["titled_entry"] += 1
+        self.last_path = f"{self.last_path}+titled_entry"
+        return titled.model_copy(update={"evidence": self._with_pages(titled.evidence)})
+
+    def _reported_on_named_chart(self, question: str, answer: Answer) -> Answer | None:
+        """The steps after the place the question reports on the chart it names, when the answer has no step on
+        that chart or only steps the report has the patient at or past, or on any chart when the question says
+        "the chart" and has no answer (:mod:`dkg.qa.reported_place`), on an onboarded guideline. A question
+        refused before any route ran (out of scope, a dose asked for) stays refused."""
+        if not names_a_chart(question):
+            return None
+        found = self._onboarded_answered(question, answer)
+        if found is None:
+            return None
+        guideline, version = found
+        boxes = step_boxes(self.graph, guideline, version)
+        way_in = self._way_in(guideline, version)
         named = charts_named(question, page_titles(boxes))
         if len(named) == 1:
             page = next(iter(named))
@@ -708,7 +739,6 @@ class TextToCypherService:
             on_chart = boxes
         else:
             return None
-        way_in = self._way_in(guideline, version)
         placed = answer_from_reported_place(question, guideline, version, on_chart, way_in,
                                             self._stated(question, [guideline]))
         if placed is None:

@@ -166,6 +166,14 @@ def find_vocabulary_facts(question: str, guidelines: Iterable[str]) -> list[Voca
     return sorted(found, key=lambda f: (f.start, f.end))
 
 
+def keys_named(text: str, guidelines: Iterable[str]) -> set[str]:
+    """The onboarded ``guidelines``' keys one of whose synonyms ``text`` says as whole words ("TACHYCARDIA w/
+    PULSE" names ``heart_rate``, whose synonyms have "tachycardia")."""
+    lowered = text.lower()
+    return {spec.name for spec in _keys(guidelines)
+            if any(re.search(rf"(?<!\w){re.escape(s.lower())}(?!\w)", lowered) for s in spec.synonyms)}
+
+
 def _shorthand_expanded(question: str) -> str:
     from dkg.lexicon import expand_query
 
@@ -471,5 +479,5 @@ def vocabulary_facts(question: str, guidelines: Iterable[str]) -> dict[str, floa
     return then_and_now(question, guidelines).now
 
 
-__all__ = ["ThenAndNow", "VocabularyFact", "find_vocabulary_facts", "onboarded_sources", "read_facts",
+__all__ = ["ThenAndNow", "VocabularyFact", "find_vocabulary_facts", "keys_named", "onboarded_sources", "read_facts",
            "then_and_now", "vocabulary_facts"]

@@ -123,12 +123,14 @@ def test_a_named_step_beside_facts_that_locate_it_is_answered_by_the_steps_after
 
 @pytest.mark.parametrize(("item_id", "path_end"), [
     ("fresh2-13", "+reported_place"), ("fresh2-22", "+reported_place"), ("fresh-07", "+reported_place"),
-    ("fresh2-16", "+asked_class"), ("fresh2-28", "+asked_class")])
+    ("fresh2-16", "+asked_class"), ("fresh2-28", "+asked_class"), ("fresh-02", "+titled_entry")])
 def test_the_place_a_question_reports_and_the_drug_class_it_asks_for_are_answered(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport, item_id: str, path_end: str) -> None:
     """The chest pain chart's arrows carry no conditions: '12 lead shows ST elevation' places the patient at its
     box, and 'BP 82/48' chooses the way on from 'sinus rhythm'; 'which antiarrhythmic' asks for the amiodarone
-    and lidocaine steps ahead of the CPR box the walk reaches (development items of the second and third sets)."""
+    and lidocaine steps ahead of the CPR box the walk reaches; 'crushing substernal CP … on monitor, IV in' presents
+    with the chest pain chart's title, whose first box it reports done (development items of the second and third
+    sets; without the reading of 'No allergies.' as no step done, it was answered with the step after aspirin)."""
     sets = ("cardiac_smog_fresh_questions.jsonl", "cardiac_smog_fresh2_questions.jsonl")
     [item] = [i for name in sets for i in load_items(QUESTIONS.with_name(name)) if i.id == item_id]
     service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
@@ -147,6 +149,21 @@ def test_the_box_naming_the_chest_pain_chart_leads_into_it(graph: Graph, publish
     [link] = [uid for uid, text in way_in.contents.items() if text == "Chest Pain Guideline"]
     onward = [way_in.contents[uid] for uid in way_in.arrows.successors(link)]
     assert len(onward) == 1 and onward[0].startswith("Universal Patient Care Protocol"), onward
+
+
+def test_a_presentation_saying_a_charts_title_enters_that_chart(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    """'Crushing substernal chest pain, diaphoretic' says the chest pain chart's title: it starts at that chart's
+    first box, not at synchronized cardioversion on the tachycardia chart (its "unstable" read from 'diaphoretic',
+    its rate assumed). A stated rate is tested on the way in through the tachycardia chart: that patient is walked
+    as before."""
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("54M crushing substernal chest pain x30 min, diaphoretic. What do I give him first?")
+    assert service.last_path.endswith("+titled_entry"), (service.last_path, answer.answer)
+    assert [e.content for e in answer.evidence][0].startswith("Universal Patient Care Protocol"), answer.answer
+    assert all(e.page_titles == ["CHEST PAIN"] for e in answer.evidence), answer.evidence
+    tachycardic = service.answer("HR 180 wide complex, chest pain. What next?")
+    assert "titled_entry" not in service.last_path and tachycardic.matched_nodes, tachycardic.answer
 
 
 def test_a_dose_asked_per_the_named_chart_stays_refused_though_the_question_reports_a_place(
