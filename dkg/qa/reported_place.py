@@ -120,4 +120,5 @@ def answer_from_reported_place(question: str, guideline: str, version: str, boxe
                         f'The question places the patient at "{contents.get(place[0], place[0])}"')
 
 
-__all__ = ["ReportedPlaceSettings", "answer_from_reported_place", "furthest", "reported_boxes", "without_negated"]
+__all__ = ["ReportedPlaceSettings", "answer_from_reported_place", "furthest", "only_negated", "reported_boxes",
+           "without_negated"]
