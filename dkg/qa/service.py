@@ -136,6 +136,7 @@ class TextToCypherService:
         """Forget what the last answer read: a curation between answers is seen."""
         self._question = question  # the walk reads which steps the question says are done
         self._way_ins: dict[tuple[str, str], WayIn] = {}  # each version's arrows, read once per answer
+        self._step_boxes: dict[tuple[str, str], list[Box]] = {}  # and its boxes
         self._courses: dict[tuple[str, tuple[str, ...]], ThenAndNow] = {}  # and each text's facts
         self._readings: dict[tuple[str, tuple[str, ...]], dict[str, float | str]] = {}
 
@@ -358,7 +359,7 @@ class TextToCypherService:
             for topic in guideline_topics():
                 try:
                     version = self.version_of(topic.guideline)
-                    if names_a_box(phrases, question, step_boxes(self.graph, topic.guideline, version)):
+                    if names_a_box(phrases, question, self._boxes(topic.guideline, version)):
                         found.append(topic.guideline)
                 except DKGError:  # not loaded
                     continue
@@ -383,7 +384,7 @@ class TextToCypherService:
                 except DKGError:  # not loaded
                     continue
                 # the boxes' words and the curated topic's ("countermeasures", "biological")
-                texts[topic.guideline] = [box.content for box in step_boxes(self.graph, topic.guideline, version)] + [
+                texts[topic.guideline] = [box.content for box in self._boxes(topic.guideline, version)] + [
                     *(name.alias for name in topic.names), *topic.hints]
             self._distinctive = (known, distinctive_words(texts))
         onboarded = onboarded_sources()
@@ -533,7 +534,7 @@ class TextToCypherService:
             return None
         try:
             version = self.version_of(found[0])
-            answer = answer_from(question, step_boxes(self.graph, found[0], version),
+            answer = answer_from(question, self._boxes(found[0], version),
                                  self._way_in(found[0], version), found[0], version)
         except DKGError:
             return None
@@ -672,7 +673,7 @@ class TextToCypherService:
         guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
         if not answer.matched_nodes or guideline not in onboarded_sources() or not names_a_chart(question):
             return None
-        boxes = step_boxes(self.graph, guideline, version)
+        boxes = self._boxes(guideline, version)
         on_chart = answer_on_named_chart(question, answer, boxes, self._way_in(guideline, version),
                                          self._stated(question, [guideline]), page_titles(boxes))
         if on_chart is None:
@@ -704,7 +705,7 @@ class TextToCypherService:
         if found is None:
             return None
         guideline, version = found
-        boxes = step_boxes(self.graph, guideline, version)
+        boxes = self._boxes(guideline, version)
         if names_a_chart(question) and charts_named(question, page_titles(boxes)):
             return None
         way_in = self._way_in(guideline, version)
@@ -728,7 +729,7 @@ class TextToCypherService:
         if found is None:
             return None
         guideline, version = found
-        boxes = step_boxes(self.graph, guideline, version)
+        boxes = self._boxes(guideline, version)
         way_in = self._way_in(guideline, version)
         named = charts_named(question, page_titles(boxes))
         if len(named) == 1:
@@ -760,7 +761,7 @@ class TextToCypherService:
         guideline, version = str(params.get("guideline", "")), str(params.get("version", ""))
         if not answer.matched_nodes or guideline not in onboarded_sources() or not asked_classes(question):
             return None
-        contents = {b.uid: b.content for b in step_boxes(self.graph, guideline, version)}
+        contents = {b.uid: b.content for b in self._boxes(guideline, version)}
         missing = classes_not_given(question, contents)
         if missing:
             self.last_path = f"{self.last_path}+class_not_given"
@@ -881,6 +882,13 @@ class TextToCypherService:
             if uid not in ways or not set(own) - branching <= ways[uid].keys:
                 return False
         return bool(named)
+
+    def _boxes(self, guideline: str, version: str) -> list[Box]:
+        """The boxes of one guideline version, read once per answer (a curation between answers is seen)."""
+        key = (guideline, version)
+        if key not in self._step_boxes:
+            self._step_boxes[key] = step_boxes(self.graph, guideline, version)
+        return self._step_boxes[key]
 
     def _way_in(self, guideline: str, version: str) -> WayIn:
         """The arrows of one guideline version, read once per answer (a curation between answers is seen)."""

@@ -82,24 +82,9 @@ def titled_entry(question: str, guideline: str, boxes: list[Box], way_in: WayIn,
                 and not title_words_said(said, title)}
     pages = {b.uid: set(b.pages) for b in boxes}
     counted = {uid for uid in way_in.before(entries) if not (pages.get(uid) and pages[uid] <= unstated)}
-    if (keys_tested_into(way_in, entries, counted) & set(stated)) - title_keys:
+    if (way_in.keys_on_ways_to(entries, through=counted) & set(stated)) - title_keys:
         return None
     return TitledEntry(page, titles[page], entries, on_chart)
-
-
-def keys_tested_into(way_in: WayIn, entries: frozenset[str], counted: set[str]) -> set[str]:
-    """The keys the arrows out of the ``counted`` boxes test on any way from a root into ``entries``.
-
-    >>> way = WayIn([{"a": "r", "b": "q", "arrow": ["heart_rate>100"], "box": [], "action": False},
-    ...              {"a": "q", "b": "e", "arrow": ["stable=no"], "box": [], "action": True},
-    ...              {"a": "q", "b": "x", "arrow": ["bp<90"], "box": [], "action": True}])
-    >>> into = frozenset({"e"})
-    >>> sorted(keys_tested_into(way, into, {"r", "q"})), sorted(keys_tested_into(way, into, {"q"}))
-    (['heart_rate', 'stable'], ['stable'])
-    """
-    on_way = way_in.before(entries) | entries
-    return {c.key for uid in counted & on_way for e in way_in.edges.get(uid, []) if e.target in on_way
-            for c in e.tests + e.target_tests}
 
 
 def answer_titled_entry(question: str, guideline: str, version: str, entered: TitledEntry, boxes: list[Box],
@@ -128,5 +113,5 @@ def answer_titled_entry(question: str, guideline: str, version: str, entered: Ti
     return steps_answer(question, guideline, version, first[0], first, contents, lead)
 
 
-__all__ = ["DEFAULT_SETTINGS", "TitledEntry", "TitledEntrySettings", "answer_titled_entry", "keys_tested_into",
+__all__ = ["DEFAULT_SETTINGS", "TitledEntry", "TitledEntrySettings", "answer_titled_entry",
            "titled_entry"]

@@ -458,17 +458,20 @@ class WayIn:
                                          for c in e.tests + e.target_tests)
         return keys_under
 
-    def keys_on_ways_to(self, uid: str) -> set[str]:
-        """The keys the arrows on any way from a root to ``uid`` test (the boxes they enter included).
+    def keys_on_ways_to(self, uids: str | Iterable[str], through: Iterable[str] | None = None) -> set[str]:
+        """The keys the arrows on any way from a root to ``uids`` (one box or several) test, the boxes they enter
+        included; only the arrows out of the ``through`` boxes when given.
 
         >>> way = WayIn([{"a": "r", "b": "q", "arrow": ["age>=18"], "box": [], "action": False},
         ...              {"a": "q", "b": "t", "arrow": ["tumor_size>5"], "box": [], "action": True},
         ...              {"a": "q", "b": "u", "arrow": ["resectable=yes"], "box": [], "action": True}])
-        >>> sorted(way.keys_on_ways_to("t"))
-        ['age', 'tumor_size']
+        >>> sorted(way.keys_on_ways_to("t")), sorted(way.keys_on_ways_to(["t"], through={"q"}))
+        (['age', 'tumor_size'], ['tumor_size'])
         """
-        on_way = self.before([uid]) | {uid}
-        return {c.key for node in on_way for e in self.edges.get(node, []) if e.target in on_way
+        targets = {uids} if isinstance(uids, str) else set(uids)
+        on_way = self.before(targets) | targets
+        sources = on_way if through is None else on_way & set(through)
+        return {c.key for node in sources for e in self.edges.get(node, []) if e.target in on_way
                 for c in e.tests + e.target_tests}
 
     def before(self, steps: Iterable[str]) -> set[str]:
