@@ -90,6 +90,18 @@ def test_a_numeric_key_reads_its_groups_synonyms() -> None:
     assert stated("systolic 70", SBP) == {"sbp": 70.0}
 
 
+def test_a_rhythm_named_with_a_number_gives_the_rate() -> None:
+    rate = KeySpec("heart_rate", KeyKind.NUMERIC, "Heart rate", unit="1/min", minimum=0, maximum=400,
+                   synonyms=("hr",))
+    assert stated("Sinus tach 125, stable", rate) == {"heart_rate": 125.0}
+    assert stated("brady 38, hypotensive", rate) == {"heart_rate": 38.0}
+    assert stated("SVT at 220", rate) == {"heart_rate": 220.0}
+    assert stated("v tach 180, BP 70/40", rate) == {"heart_rate": 180.0}
+    # a rhythm named without a number gives no rate, and a number of another unit is not one
+    assert stated("tachycardic, BP 70/40", rate) == {}
+    assert stated("tachycardia 2 days ago", rate) == {}
+
+
 def test_a_quantity_joins_numeric_keys_only() -> None:
     # a yes / no key written "pulse" (a box "Pulse?") is no heart rate: it reads no rate wordings
     pulse = widened(boolean("pulse", "pulse"))
