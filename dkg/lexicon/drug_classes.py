@@ -51,10 +51,38 @@ class DrugClass(BaseModel):
         return _whole_words(self.members)
 
 
+class AnyDrug(BaseModel):
+    """How a question asks for a drug of no class, and the drugs that stand in no class."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    wordings: list[str] = Field(min_length=1)
+    other_members: list[str] = Field(default_factory=list)
+
+    @field_validator("wordings", "other_members")
+    @classmethod
+    def _listed_once(cls, words: list[str]) -> list[str]:
+        return DrugClass._listed_once(words)
+
+
 class DrugClasses(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     classes: list[DrugClass]
+    any_drug: AnyDrug | None = None
+
+    def any_drug_class(self) -> DrugClass | None:
+        """The class of every drug the file lists (its classes' members and ``any_drug.other_members``), named by
+        ``any_drug.wordings``; None when the file has no ``any_drug`` section."""
+        if self.any_drug is None:
+            return None
+        members: dict[str, str] = {}
+        for drug in [m for c in self.classes for m in c.members] + self.any_drug.other_members:
+            members.setdefault(normalised(drug), drug)
+        return DrugClass(name=ANY_DRUG, wordings=self.any_drug.wordings, members=list(members.values()))
+
+
+ANY_DRUG = "drug"  # the name of the class of every listed drug
 
 
 def load_drug_classes(path: Path = DRUG_CLASSES_PATH) -> tuple[DrugClass, ...]:
@@ -62,10 +90,21 @@ def load_drug_classes(path: Path = DRUG_CLASSES_PATH) -> tuple[DrugClass, ...]:
     return tuple(validated_file(path, DrugClasses).classes)
 
 
+def load_any_drug(path: Path = DRUG_CLASSES_PATH) -> DrugClass | None:
+    """The class of every drug ``path`` lists (:meth:`DrugClasses.any_drug_class`), validated like the classes."""
+    return validated_file(path, DrugClasses).any_drug_class()
+
+
 @lru_cache(maxsize=1)
 def drug_classes() -> tuple[DrugClass, ...]:
     """The shipped classes, read once per process."""
     return load_drug_classes()
+
+
+@lru_cache(maxsize=1)
+def any_drug() -> DrugClass | None:
+    """The shipped class of every listed drug, read once per process."""
+    return load_any_drug()
 
 
 def classes_named(text: str, classes: tuple[DrugClass, ...] | None = None) -> tuple[DrugClass, ...]:
@@ -90,4 +129,5 @@ def gives_one_of(text: str, classes: tuple[DrugClass, ...]) -> bool:
     return any(c.given_by.search(text) for c in classes)
 
 
-__all__ = ["DRUG_CLASSES_PATH", "DrugClass", "classes_named", "drug_classes", "gives_one_of", "load_drug_classes"]
+__all__ = ["ANY_DRUG", "DRUG_CLASSES_PATH", "AnyDrug", "DrugClass", "any_drug", "classes_named", "drug_classes",
+           "gives_one_of", "load_any_drug", "load_drug_classes"]

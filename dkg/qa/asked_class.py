@@ -3,11 +3,12 @@ now?") answered by the steps that give a drug of that class, when the answer rea
 
 No box calls amiodarone an antiarrhythmic, and the walk, which follows the stated facts, places a patient a few
 steps before the drug when the question does not say every step on the way was done (the CPR box of the cycle).
-The class is read from the sentence that asks (the lexicon's ``drug_classes.yaml``: its wordings and drugs); the
-steps are the nearest ones after the answer's steps, along arrows the stated facts do not rule out, whose text
-names a drug of the class. An answer whose own steps name one is left as it is, and so is one with no such step
-within ``max_steps`` arrows. When no box of the guideline gives a drug of the class or names the class, the
-question asks for what the guideline does not cover: the service refuses it as out of scope.
+The class is read from the sentence that asks (the lexicon's ``drug_classes.yaml``: its wordings and drugs; "which
+drug now?" asks for any drug it lists); the steps are the nearest ones after the answer's steps, along arrows the
+stated facts do not rule out, whose text names a drug of the class. An answer whose own steps name one is left as
+it is, and so is one with no such step within ``max_steps`` arrows. When no box of the guideline gives a drug of
+the class or names the class, the question asks for what the guideline does not cover: the service refuses it as
+out of scope (not when it asks for any drug: the guideline's drugs may be ones the lexicon does not list).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from dkg.answers import Answer
-from dkg.lexicon.drug_classes import DrugClass, classes_named, gives_one_of
+from dkg.lexicon.drug_classes import ANY_DRUG, DrugClass, any_drug, classes_named, gives_one_of
 from dkg.qa.current_step import next_after, steps_answer
 from dkg.qa.way_in import FactValue, WayIn
 
@@ -35,15 +36,24 @@ DEFAULT_SETTINGS = AskedClassSettings()
 
 
 def asked_classes(question: str) -> tuple[DrugClass, ...]:
-    """The drug classes the asking sentence of ``question`` names.
+    """The drug classes the asking sentence of ``question`` names; when it names none but asks for a drug ("which
+    drug now?"), the class of every drug the lexicon lists.
 
     >>> [c.name for c in asked_classes("Epi in, tube placed. Team want the antiarrhythmic - what now?")]
     ['antiarrhythmic']
     >>> asked_classes("Sedation given, paced. What next?")
     ()
+    >>> [c.name for c in asked_classes("Med student here. IO in, CPR going. Which drug and what dose now?")]
+    ['drug']
     """
     asking = _LAST_SENTENCE.search(question.strip())
-    return classes_named(asking.group(1)) if asking else ()
+    if not asking:
+        return ()
+    named = classes_named(asking.group(1))
+    if named:
+        return named
+    drug = any_drug()
+    return (drug,) if drug is not None and drug.named_by.search(asking.group(1)) else ()
 
 
 def answer_asked_class(question: str, answer: Answer, way_in: WayIn, contents: dict[str, str],
@@ -79,7 +89,9 @@ def classes_not_given(question: str, contents: dict[str, str]) -> tuple[DrugClas
     >>> classes_not_given("Which blood thinner?", {"a": "Heparin 5000 units IV"})
     ()
     """
-    classes = asked_classes(question)
+    # a guideline whose boxes name no drug these lists know may still give drugs: asked for "a drug", it is not
+    # taken to give none
+    classes = tuple(c for c in asked_classes(question) if c.name != ANY_DRUG)
     texts = contents.values()
     if any(gives_one_of(text, classes) or classes_named(text, classes) for text in texts):
         return ()

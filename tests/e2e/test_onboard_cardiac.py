@@ -123,12 +123,14 @@ def test_a_named_step_beside_facts_that_locate_it_is_answered_by_the_steps_after
 
 @pytest.mark.parametrize(("item_id", "path_end"), [
     ("fresh2-13", "+reported_place"), ("fresh2-22", "+reported_place"), ("fresh-07", "+reported_place"),
-    ("fresh2-16", "+asked_class"), ("fresh2-28", "+asked_class"), ("fresh-02", "+titled_entry")])
+    ("fresh2-16", "+asked_class"), ("fresh2-28", "+asked_class"), ("fresh2-04", "+asked_class"),
+    ("fresh-02", "+titled_entry")])
 def test_the_place_a_question_reports_and_the_drug_class_it_asks_for_are_answered(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport, item_id: str, path_end: str) -> None:
     """The chest pain chart's arrows carry no conditions: '12 lead shows ST elevation' places the patient at its
     box, and 'BP 82/48' chooses the way on from 'sinus rhythm'; 'which antiarrhythmic' asks for the amiodarone
-    and lidocaine steps ahead of the CPR box the walk reaches; 'crushing substernal CP … on monitor, IV in' presents
+    and lidocaine steps ahead of the CPR box the walk reaches, and 'which drug and what dose now?' (no class) the
+    epinephrine step ahead of it; 'crushing substernal CP … on monitor, IV in' presents
     with the chest pain chart's title, whose first box it reports done (development items of the second and third
     sets; without the reading of 'No allergies.' as no step done, it was answered with the step after aspirin)."""
     sets = ("cardiac_smog_fresh_questions.jsonl", "cardiac_smog_fresh2_questions.jsonl")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from dkg.answers import Answer
-from dkg.lexicon.drug_classes import classes_named, gives_one_of, load_drug_classes
+from dkg.lexicon.drug_classes import classes_named, gives_one_of, load_any_drug, load_drug_classes
 from dkg.lexicon.errors import LexiconError
-from dkg.qa.asked_class import AskedClassSettings, answer_asked_class, asked_classes
+from dkg.qa.asked_class import AskedClassSettings, answer_asked_class, asked_classes, classes_not_given
 from dkg.qa.way_in import WayIn
 
 # a made-up arrest chart (not any guideline's wording): two sides chosen by a shockable rhythm
@@ -73,3 +73,28 @@ def test_a_class_file_listing_a_wording_twice_is_refused_with_its_place(tmp_path
     bad.write_text("classes:\n  - name: x\n    wordings: [pressor, Pressor]\n    members: [epinephrine]\n")
     with pytest.raises(LexiconError, match=r"classes\.0\.wordings.*listed twice"):
         load_drug_classes(bad)
+
+
+def test_a_drug_of_no_class_asked_for_is_any_listed_drug():
+    question = "Flat line, CPR going, IO in. Which drug and what dose now?"
+    assert [c.name for c in asked_classes(question)] == ["drug"]
+    # adrenaline is a vasopressor, adenosine stands in no class: both are drugs
+    assert _classed(question, ["cpr1"], {"rhythm_shockable": "yes"}) == ["adr"]
+    assert gives_one_of("Adenosine 6 mg rapid push", asked_classes("what med next?"))
+    # a class named wins over the word 'drug', and 'drug' outside the asking sentence asks for nothing
+    assert [c.name for c in asked_classes("Which antiarrhythmic drug now?")] == ["antiarrhythmic"]
+    assert asked_classes("Drugs given as per chart. What next?") == ()
+
+
+def test_a_guideline_naming_no_listed_drug_is_not_refused_for_any_drug():
+    assert classes_not_given("Which drug now?", {"a": "Give the countermeasure"}) == ()
+    assert [c.name for c in classes_not_given("Which antiarrhythmic?", {"a": "Give the countermeasure"})] == [
+        "antiarrhythmic"]
+
+
+def test_an_any_drug_section_listing_a_wording_twice_is_refused_with_its_place(tmp_path: Path):
+    bad = tmp_path / "drug_classes.yaml"
+    bad.write_text("classes:\n  - name: x\n    wordings: [pressor]\n    members: [epinephrine]\n"
+                   "any_drug:\n  wordings: [drug, Drug]\n")
+    with pytest.raises(LexiconError, match=r"any_drug\.wordings.*listed twice"):
+        load_any_drug(bad)
