@@ -22,6 +22,20 @@ def _whole_words(words: list[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])(?:{body})(?![\w-])", re.IGNORECASE)
 
 
+def _listed_once(words: list[str]) -> list[str]:
+    """``words``, each with a letter or digit and listed once (case, hyphens and punctuation aside)."""
+    seen = [normalised(w) for w in words]
+    if not all(seen):
+        raise ValueError(f"an entry of {words} has no letter or digit")
+    repeated = sorted({w for w in seen if seen.count(w) > 1})
+    if repeated:
+        raise ValueError(f"{repeated} listed twice; list each once")
+    return words
+
+
+ANY_DRUG = "drug"  # the name of the class of every listed drug
+
+
 class DrugClass(BaseModel):
     """One class: how questions name it and the drugs boxes name for it; see the data file's header."""
 
@@ -34,13 +48,7 @@ class DrugClass(BaseModel):
     @field_validator("wordings", "members")
     @classmethod
     def _listed_once(cls, words: list[str]) -> list[str]:
-        seen = [normalised(w) for w in words]
-        if not all(seen):
-            raise ValueError(f"an entry of {words} has no letter or digit")
-        repeated = sorted({w for w in seen if seen.count(w) > 1})
-        if repeated:
-            raise ValueError(f"{repeated} listed twice; list each once")
-        return words
+        return _listed_once(words)
 
     @cached_property
     def named_by(self) -> re.Pattern[str]:
@@ -62,7 +70,7 @@ class AnyDrug(BaseModel):
     @field_validator("wordings", "other_members")
     @classmethod
     def _listed_once(cls, words: list[str]) -> list[str]:
-        return DrugClass._listed_once(words)
+        return _listed_once(words)
 
 
 class DrugClasses(BaseModel):
@@ -80,9 +88,6 @@ class DrugClasses(BaseModel):
         for drug in [m for c in self.classes for m in c.members] + self.any_drug.other_members:
             members.setdefault(normalised(drug), drug)
         return DrugClass(name=ANY_DRUG, wordings=self.any_drug.wordings, members=list(members.values()))
-
-
-ANY_DRUG = "drug"  # the name of the class of every listed drug
 
 
 def load_drug_classes(path: Path = DRUG_CLASSES_PATH) -> tuple[DrugClass, ...]:
