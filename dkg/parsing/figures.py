@@ -87,7 +87,9 @@ def read_figure(render: RegionRenderer, region: FigureRegion, page: PagePrimitiv
     dpi = settings.render_dpi(region.native_dpi)
     prims = region_primitives(render(region.bbox, dpi), page.page_number, region.bbox, page.width, page.height,
                               SCAN_SETTINGS)
-    return assemble(prims, SCAN_SETTINGS.pipeline_assembly), dpi
+    # lengths scaled by the figure's own text size, as a born-digital page's are by its glyphs
+    assembly = SCAN_SETTINGS.pipeline_assembly.for_text_size(t.size for t in prims.tokens if t.text.strip())
+    return assemble(prims, assembly), dpi
 
 
 def merge_figure(vector: PageLayout, figure: PageLayout, region: FigureRegion, dpi: float, page_number: int,

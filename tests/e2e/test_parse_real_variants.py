@@ -54,6 +54,17 @@ def test_a_flowchart_image_on_a_moved_page_is_read_where_it_stands(tmp_path: Pat
     assert _edges(variant) == _edges(plain["cbrn-12"])
 
 
+def test_a_flowchart_image_on_a_shrunk_page_is_assembled_at_its_own_text_size(tmp_path: Path) -> None:
+    """cbrn-12 printed at 70 %: the figure's connectors are joined with lengths scaled by the text read from it, as
+    a born-digital page's are by its glyphs (0.615 with the unscaled lengths, 0.745 scaled, when written; the
+    page at full size 0.962 either way)."""
+    page = next(p for p in DEV if p.page_id == "cbrn-12")
+    variant = parse_pdf(write_frame_variant(page, "shrunk", tmp_path), pages="1").pages[0]
+    scores = prf([{"head": e.head, "tail": e.tail} for e in variant.edges],
+                 read_edges(ROOT / "gold" / f"{page.page_id}-edges.csv"))
+    assert scores["f1"] >= 0.7, scores
+
+
 @pytest.mark.parametrize("page", SMOG, ids=[p.page_id for p in SMOG])
 def test_glyphs_without_a_unicode_map_are_bullets_or_marked_unknown(page: RealPage, tmp_path: Path,
                                                                    plain: dict[str, ParsedPage]) -> None:
