@@ -11,6 +11,7 @@ value and is listed in :attr:`ClinicalReading.unknown` instead.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -418,7 +419,7 @@ class Negation:
 
     def in_cue(self, start: int) -> bool:
         """Whether the token at character ``start`` is part of a cue ('no', 'negative for')."""
-        token = max((i for i, s in enumerate(self.token_starts) if s <= start), default=0)
+        token = max(bisect_right(self.token_starts, start) - 1, 0)
         return any(a <= token < b for a, b in zip(self.cue_starts, self.cue_ends, strict=True))
 
     def cue_before(self, start: int) -> int | None:

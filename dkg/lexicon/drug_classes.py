@@ -101,15 +101,20 @@ def load_any_drug(path: Path = DRUG_CLASSES_PATH) -> DrugClass | None:
 
 
 @lru_cache(maxsize=1)
+def _shipped() -> DrugClasses:
+    """The shipped file, read and validated once per process."""
+    return validated_file(DRUG_CLASSES_PATH, DrugClasses)
+
+
 def drug_classes() -> tuple[DrugClass, ...]:
-    """The shipped classes, read once per process."""
-    return load_drug_classes()
+    """The shipped classes."""
+    return tuple(_shipped().classes)
 
 
 @lru_cache(maxsize=1)
 def any_drug() -> DrugClass | None:
-    """The shipped class of every listed drug, read once per process."""
-    return load_any_drug()
+    """The shipped class of every listed drug."""
+    return _shipped().any_drug_class()
 
 
 def classes_named(text: str, classes: tuple[DrugClass, ...] | None = None) -> tuple[DrugClass, ...]:

@@ -139,6 +139,7 @@ class TextToCypherService:
         self._step_boxes: dict[tuple[str, str], list[Box]] = {}  # and its boxes
         self._courses: dict[tuple[str, tuple[str, ...]], ThenAndNow] = {}  # and each text's facts
         self._readings: dict[tuple[str, tuple[str, ...]], dict[str, float | str]] = {}
+        self._screened: str | None = None  # why the question is refused before any route, once screened
 
     def close(self) -> None:
         if self._own_graph:
@@ -241,7 +242,7 @@ class TextToCypherService:
         self.stats["questions"] += 1
         self.last_path = "refused"
         self._start_answer(question)
-        reason = self.screen(question)
+        reason = self._screened = self.screen(question)
         if reason:
             timings["total"] = (time.perf_counter() - start) * 1000
             return self._refuse(question, reason, timings)
@@ -685,7 +686,7 @@ class TextToCypherService:
     def _onboarded_answered(self, question: str, answer: Answer) -> tuple[str, str] | None:
         """The onboarded guideline (and its version) ``answer`` is from, else the one onboarded guideline the
         question is about; None for a question refused before any route ran (out of scope, a dose asked for)."""
-        if not answer.matched_nodes and self.screen(question) is not None:
+        if not answer.matched_nodes and self._screened is not None:
             return None
         guideline = str((answer.cypher_params or {}).get("guideline", ""))
         if guideline not in onboarded_sources():

@@ -103,13 +103,13 @@ def answer_titled_entry(question: str, guideline: str, version: str, entered: Ti
     contents = {b.uid: b.content for b in chart} | way_in.contents
     reported = question_words(" ".join(reported_texts(without_negated(rest))))
     lead = f'The question presents with "{entered.title}", the title of a chart'
-    for entry in sorted(entered.entries):
+    first = sorted(entered.entries)
+    for entry in first:
         if len(reported & question_words(without_brackets(contents.get(entry, "")))) >= settings.min_reported:
             after = next_after(way_in, [entry], facts)
             if after:
                 return steps_answer(question, guideline, version, entry, after, contents,
                                     f'{lead}, and reports "{contents.get(entry, entry)}" done')
-    first = sorted(entered.entries)
     return steps_answer(question, guideline, version, first[0], first, contents, lead)
 
 

@@ -170,8 +170,7 @@ def keys_named(text: str, guidelines: Iterable[str]) -> set[str]:
     """The onboarded ``guidelines``' keys one of whose synonyms ``text`` says as whole words ("TACHYCARDIA w/
     PULSE" names ``heart_rate``, whose synonyms have "tachycardia")."""
     lowered = text.lower()
-    return {spec.name for spec in _keys(guidelines)
-            if any(re.search(rf"(?<!\w){re.escape(s.lower())}(?!\w)", lowered) for s in spec.synonyms)}
+    return {spec.name for spec in _keys(guidelines) if any(_pattern(s).search(lowered) for s in spec.synonyms)}
 
 
 def _shorthand_expanded(question: str) -> str:
