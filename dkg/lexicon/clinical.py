@@ -115,6 +115,9 @@ class OutOfScope(BaseModel):
     # first words of a sentence that asks something (with or without "?"); a request is out of scope only
     # where it is asked, so "Vaccinations are up to date." in a case summary does not make it a vaccine question
     ask_starts: list[str] = Field(default_factory=list)
+    # an asked sentence matching this asks a drug's dose: answered from a chart box that gives the dose
+    # (:mod:`dkg.qa.dose_in_box`), out of scope where no box of a loaded chart gives it
+    dose_asked: str = ""
 
 
 _COMPARISON = re.compile(r"^(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?)$")
@@ -756,6 +759,18 @@ def out_of_scope(question: str) -> str | None:
         if re.search(rf"(?<![a-z0-9]){re.escape(disease.lower())}(?![a-z0-9])", lowered):
             return f"the question is about {disease!r}, which no loaded guideline covers"
     return None
+
+
+def asks_dose(question: str) -> bool:
+    """Whether an asked sentence of ``question`` asks a drug's dose (the lexicon's ``out_of_scope.dose_asked``).
+
+    >>> asks_dose("Brady 38, hypotensive. What's the max atropine dose?")
+    True
+    >>> asks_dose("Atropine 1 mg x3 given, still 38. Next?")
+    False
+    """
+    pattern = clinical_lexicon().data.out_of_scope.dose_asked
+    return bool(pattern) and re.search(pattern, asked_part(question).lower()) is not None
 
 
 def asked_part(question: str) -> str:

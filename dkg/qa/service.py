@@ -28,6 +28,7 @@ from dkg.qa.answers_text import answer_text
 from dkg.qa.asked_class import answer_asked_class, asked_classes, classes_not_given
 from dkg.qa.counts_as import answer_counts_as, counts_as_asked
 from dkg.qa.current_step import answer_after_done, answer_from_current_step
+from dkg.qa.dose_in_box import answer_dose_in_box
 from dkg.qa.facts import (
     detect_guidelines,
     extract_facts,
@@ -140,6 +141,7 @@ class TextToCypherService:
         self._courses: dict[tuple[str, tuple[str, ...]], ThenAndNow] = {}  # and each text's facts
         self._readings: dict[tuple[str, tuple[str, ...]], dict[str, float | str]] = {}
         self._screened: str | None = None  # why the question is refused before any route, once screened
+        self._dose: tuple[str, Answer | None] | None = None  # the chart box giving the dose asked, once looked for
 
     def close(self) -> None:
         if self._own_graph:
@@ -190,7 +192,7 @@ class TextToCypherService:
             return f"I could not use: {'; '.join(r.note for r in refused)}; correct it and ask again"
         found = detect_guidelines(text)
         beyond = out_of_scope(self._without_treatment_names(text, found))
-        if beyond:
+        if beyond and not self._dose_in_box(text):
             return f"out of scope: {beyond} (route: text-to-Cypher over the decision graph; no step answers it)"
         other = unknown_diseases(text)
         # a disease no guideline covers wins over a drug or organ word that only hints at a guideline
@@ -198,7 +200,8 @@ class TextToCypherService:
         if other and not named_guidelines(text):
             return (f"the question is about {other[0]!r}, which no loaded guideline covers "
                     f"(known guidelines: {self.topics_list()})")
-        if not found and not self._guidelines_by_step(text) and not self._guidelines_by_words(text):
+        if (not found and not self._guidelines_by_step(text) and not self._guidelines_by_words(text)
+                and not self._dose_in_box(text)):
             return (f"out of scope: the question names no guideline topic the decision knowledge graph covers "
                     f"(known guidelines: {self.topics_list()})")
         return None
@@ -229,6 +232,8 @@ class TextToCypherService:
     def answer(self, question: str) -> Answer:
         """Answer one question (see the module docstring); timings in ms per stage."""
         answer = self._answer_by_routes(question)
+        if self.last_path.startswith("dose_in_box"):  # the box quoted is the answer: no walk moves it on
+            return answer
         named = (self._named_outcome(question, answer) or self._on_named_chart(question, answer)
                  or self._reported_on_named_chart(question, answer) or self._presented_chart(question, answer))
         reached = named or answer
@@ -251,8 +256,8 @@ class TextToCypherService:
             answer = self._side_by_side(question, alike)
             timings["total"] = (time.perf_counter() - start) * 1000
             return answer.model_copy(update={"timings_ms": timings})
-        stepped = (self._step_order(question) or self._counts_as(question) or self._named_conditions(question)
-                   or self._named_step(question) or self._named_action(question))
+        stepped = (self._dose_in_box(question) or self._step_order(question) or self._counts_as(question)
+                   or self._named_conditions(question) or self._named_step(question) or self._named_action(question))
         if stepped is not None:
             timings["total"] = (time.perf_counter() - start) * 1000
             return stepped.model_copy(update={"timings_ms": timings})
@@ -511,6 +516,38 @@ class TextToCypherService:
         except DKGError:
             return None
         return self._answered_by("named_action", answer)
+
+    def _dose_in_box(self, question: str) -> Answer | None:
+        """The box of an onboarded chart giving the dose the question asks (:mod:`dkg.qa.dose_in_box`): of the
+        onboarded guidelines the question is about, else (about no guideline) of the one loaded onboarded
+        guideline that doses what it asks about; None when none or several do, or when the question is about a
+        curated guideline. Looked for once per answer (the screen asks first)."""
+        if self._dose is not None and self._dose[0] == question:
+            return self._dose[1]
+        onboarded = onboarded_sources()
+        named = self._step_guideline(question)
+        about = [g for g in named if g in onboarded]
+        if named and not about:  # about a curated guideline: its pathways give no doses
+            self._dose = (question, None)
+            return None
+        answers: list[Answer] = []
+        for guideline in about or [topic.guideline for topic in guideline_topics() if topic.guideline in onboarded]:
+            try:
+                version = self.version_of(guideline)
+                found = answer_dose_in_box(question, self._boxes(guideline, version), guideline, version)
+            except DKGError:  # not loaded
+                continue
+            if found is not None:
+                answers.append(found)
+        answer = None
+        if len(answers) == 1 and answers[0].no_answer_reason:
+            self.stats["no_answer"] += 1
+            self.last_path = "dose_in_box_refused"
+            answer = answers[0]
+        elif len(answers) == 1:
+            answer = self._answered_by("dose_in_box", answers[0])
+        self._dose = (question, answer)
+        return answer
 
     def _step_order(self, question: str) -> Answer | None:
         """Whether an onboarded guideline makes one step wait for another ("should logistics wait until the

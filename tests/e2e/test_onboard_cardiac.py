@@ -171,10 +171,35 @@ def test_a_presentation_saying_a_charts_title_enters_that_chart(
 def test_a_dose_asked_per_the_named_chart_stays_refused_though_the_question_reports_a_place(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
-    answer = service.answer("12 lead shows ST elevation, aspirin given. What is the morphine dose in mg/kg per "
+    answer = service.answer("12 lead shows ST elevation, aspirin given. What is the heparin dose in units/kg per "
                             "the chest pain protocol?")
     assert not answer.matched_nodes and service.last_path == "refused", (service.last_path, answer.answer)
     assert answer.no_answer_reason and answer.no_answer_reason.startswith("out of scope: drug dosing")
+
+
+@pytest.mark.parametrize(("question", "box_start"), [
+    ("12 lead shows ST elevation, aspirin given. What is the morphine dose per the chest pain protocol?",
+     "For continued pain after NTG"),
+    ("Pacing her now, she is uncomfortable. What can I give for sedation and how much?", "Transcutaneous Pacing"),
+    ("Brady 35, hypotensive. What's the max atropine dose?", "Atropine IV / IO 1mg"),
+    ("4 yo in VF, second shock done. Epi dose?", "Epinephrine"),
+])
+def test_a_dose_a_box_prints_is_answered_with_that_box(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport, question: str, box_start: str) -> None:
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer(question)
+    assert service.last_path == "dose_in_box", (service.last_path, answer.answer)
+    assert answer.evidence and all(e.content.startswith(box_start) for e in answer.evidence), answer.answer
+    assert "check it against" in answer.answer
+
+
+def test_a_dose_printed_only_for_the_other_age_group_is_refused_with_that_page(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("Epi dose for an adult in VF arrest?")
+    assert not answer.matched_nodes and service.last_path == "dose_in_box_refused", (service.last_path,
+                                                                                    answer.answer)
+    assert "PEDIATRIC CARDIAC ARREST" in (answer.no_answer_reason or "")
 
 
 def test_a_drug_class_the_guideline_never_gives_is_refused_as_out_of_scope(
