@@ -7,7 +7,9 @@ guideline hold the words its questions use: drug names, rhythms, procedures. A w
 guideline when it is no English stop word (spaCy's list) nor a word every question uses, and no other loaded
 guideline's boxes (or curated topic) use it. A question about a guideline shares at least ``min_shared``
 distinctive words with it and ``dominance`` times as many as with any other guideline; anything else (one shared
-word, or as many words of two guidelines) implies no guideline. Words are compared by their Porter stems (nltk),
+word, or as many words of two guidelines) implies no guideline. A value the question gives one of a guideline's
+numeric keys ("rate 38", "BP 70 systolic": its vocabulary reads them) counts as one more shared word: a drug
+and two vital signs tell the chart as well as three words do. Words are compared by their Porter stems (nltk),
 after the lexicon's shorthand is expanded ("bio" → "biological").
 
 >>> words = distinctive_words({"cardiac": ["Aspirin 324mg chewed", "NTG 0.4mg SL", "12-Lead ECG"],
@@ -88,11 +90,22 @@ def question_words(question: str, settings: GuidelineWordsSettings = DEFAULT_SET
 
 
 def guidelines_by_words(question: str, distinctive: Mapping[str, frozenset[str]],
-                        settings: GuidelineWordsSettings = DEFAULT_SETTINGS) -> list[str]:
+                        settings: GuidelineWordsSettings = DEFAULT_SETTINGS,
+                        measured: Mapping[str, int] | None = None) -> list[str]:
     """The one guideline the question shares at least ``min_shared`` distinctive words with, ``dominance`` times as
-    many as with any other guideline; ``[]`` otherwise."""
+    many as with any other guideline; ``[]`` otherwise. ``measured``: guideline → how many of its numeric keys the
+    question gives a value ("rate still 38 and BP 70 systolic"), each counted as one more shared word.
+
+    >>> words = {"cardiac": frozenset({"atropin", "pace"}), "vent": frozenset({"peep", "fio2"})}
+    >>> guidelines_by_words("pushed atropine three times, still slow. Now?", words)
+    []
+    >>> guidelines_by_words("pushed atropine three times, rate 38. Now?", words, measured={"cardiac": 1})
+    ['cardiac']
+    """
     asked = question_words(question, settings)
-    counts = sorted(((len(asked & words), guideline) for guideline, words in distinctive.items()), reverse=True)
+    extra = measured or {}
+    counts = sorted(((len(asked & words) + extra.get(guideline, 0), guideline)
+                     for guideline, words in distinctive.items()), reverse=True)
     if not counts or counts[0][0] < settings.min_shared:
         return []
     runner_up = counts[1][0] if len(counts) > 1 else 0

@@ -70,7 +70,7 @@ from dkg.qa.step_match import answer_described_step
 from dkg.qa.step_order import answer_step_order, waits_for
 from dkg.qa.titled_entry import answer_titled_entry, titled_entry
 from dkg.qa.training import ensure_model
-from dkg.qa.vocabulary_facts import ThenAndNow, then_and_now
+from dkg.qa.vocabulary_facts import ThenAndNow, find_vocabulary_facts, then_and_now
 from dkg.qa.way_in import WayIn, holds, way_in_facts
 from dkg.types import Constraint, version_order
 from dkg.vocabulary import onboarded_guidelines, onboarded_sources
@@ -394,7 +394,10 @@ class TextToCypherService:
                     *(name.alias for name in topic.names), *topic.hints]
             self._distinctive = (known, distinctive_words(texts))
         onboarded = onboarded_sources()
-        return [g for g in guidelines_by_words(question, self._distinctive[1]) if g in onboarded]
+        # a numeric key's value is a number; yes / no and categorical wordings ("stable") are weaker signs
+        measured = {g: len({f.key for f in find_vocabulary_facts(question, [g]) if isinstance(f.value, float)})
+                    for g in self._distinctive[1] if g in onboarded}
+        return [g for g in guidelines_by_words(question, self._distinctive[1], measured=measured) if g in onboarded]
 
     def _guidelines(self, question: str) -> list[str]:
         """The guidelines a question names or implies (:func:`detect_guidelines`), else the one its words share

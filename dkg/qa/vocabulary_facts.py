@@ -37,6 +37,12 @@ _UNIT_WORDS = {"bpm": "1/min", "/min": "1/min", "per min": "1/min", "per minute"
                "calendar days": "day", "h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour"}
 _UNIT = (r"(bpm|/min|per minute|per min|msec|ms|seconds|sec|s|mm ?hg|mg/dl|%|°c|c|°f|f|cm ?h2o|calendar days|days|"
          r"day|d|hours|hour|hrs|hr|h)?")
+# what stands between a quantity's name and its value: "HR 38", "HR of 38", "rate still 38", "pulse now down to 38",
+# "SpO2 remains ~88" (at most two such words)
+_LINK = (r"(?:\s*(?:(?:of|at|is|was|now|still|remains?|remained|stays?|stayed|currently|only|just|around|about|"
+         r"approx|approximately|(?:down|up|back|dropped|fell|rose|increased|decreased|went|came)\s+to)(?![a-z0-9])"
+         r"|[=:~]))?(?:\s*(?:(?:at|of|is|now|still|only|just|around|about|approx|approximately|"
+         r"(?:down|up|back)\s+to)(?![a-z0-9])|[=:~]))?\s*")
 # a count written in thousands after a key's name ("WBC 9k", "plt 3.1k")
 _THOUSANDS = r"(?:k(?![a-z0-9]))?"
 # "<quantity> from A to B", "<quantity> A -> B": the change of a quantity, for a key named after it with one of
@@ -363,8 +369,8 @@ def _read(question: str, specs: list[KeySpec]) -> tuple[list[VocabularyFact], se
                 change = round(sign * (after - before), 9)
                 if _in_range(change, spec):
                     numbers.append(VocabularyFact(m.start(), m.end(), spec.name, change))
-        patterns = [re.compile(rf"{_pattern(s).pattern}\s*(?:of|at|is|was|=|:|~|around|about)?\s*{_NUMBER}"
-                               rf"{_THOUSANDS}\s*{_UNIT}(?![a-z0-9])") for s in spec.synonyms]
+        patterns = [re.compile(rf"{_pattern(s).pattern}{_LINK}{_NUMBER}{_THOUSANDS}\s*{_UNIT}(?![a-z0-9])")
+                    for s in spec.synonyms]
         patterns += [re.compile(rf"{_pattern(_FOR.sub('', s)).pattern}\s*x\s*{_NUMBER}\s*{_UNIT}(?![a-z0-9])")
                      for s in spec.synonyms if _FOR.search(s)]
         # "4 qualifying antimicrobial days": a number before a synonym that ends in its unit

@@ -324,3 +324,13 @@ def test_a_review_that_does_not_match_the_draft_changes_nothing(graph: Graph, pu
     with pytest.raises(OnboardingError, match="the parser output changed since the review was recorded"):
         replay(graph, load_review(REVIEW), echo=lambda _: None)
     assert len(review_history(graph, NAME, VERSION)) == before
+
+
+def test_a_drug_and_vital_signs_without_a_chart_word_find_the_chart(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    """One distinctive word ("atropine") and two values the cardiac vocabulary reads ("rate still 38", "BP 70
+    systolic") tell the chart; before, the question was refused as naming no guideline."""
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("Already pushed atropine 1 mg three times, rate still 38 and BP 70 systolic. What now?")
+    assert answer.evidence and answer.evidence[0].content.startswith("Transcutaneous Pacing"), (service.last_path,
+                                                                                               answer.answer)

@@ -35,6 +35,16 @@ def test_numbers_with_the_keys_unit_or_a_synonym() -> None:
     assert "heart_rate" not in vocabulary_facts("HR 4000", CARDIAC)  # outside the key's range
 
 
+@pytest.mark.parametrize("text", ["rate still 38", "HR now 38", "pulse remains 38", "heart rate is now 38",
+                                  "HR now down to 38", "hr stayed at 38", "HR: 38", "HR of 38"])
+def test_a_value_is_read_across_words_that_say_it_persists_or_changed(text: str) -> None:
+    assert vocabulary_facts(f"{text}, BP still 70 systolic", ["cardiac-smog"]) == {"heart_rate": 38.0, "bp": 70.0}
+
+
+def test_a_value_further_than_two_linking_words_is_not_read() -> None:
+    assert "heart_rate" not in vocabulary_facts("HR was noted by the medic as 38", ["cardiac-smog"])
+
+
 def test_fact_words_are_no_treatment_phrase() -> None:
     masked = _masked_facts("Should a hypotensive, altered patient in SVT at 210 get synchronized cardioversion?")
     assert "hypotensive" not in masked and "synchronized cardioversion" in masked
