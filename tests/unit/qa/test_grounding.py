@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dkg.qa.grounding import GroundingError, fallback_sketch, ground, ground_treatment
+from dkg.qa.grounding import GroundingError, asked_treatment, fallback_sketch, ground, ground_treatment
 
 
 def test_slots_are_filled_from_the_question() -> None:
@@ -83,3 +83,11 @@ def test_a_stated_fact_is_never_the_treatment() -> None:
                "A man of 17 with Ewing sarcoma and progressive disease. The patient asks about work during "
                "therapy. How would you proceed?", _BONE_OPTIONS)
     assert g.sketch.qtype.value == "next_step" and g.sketch.treatment is None
+
+
+def test_a_word_describing_the_rhythm_is_no_treatment_asked_about() -> None:
+    known = ["• attempt vagal maneuver, if rhythm is regular • consider adenosine if rhythm is regular",
+             "*synchronized cardioversion: • narrow irregular, a-fib • narrow regular, svt"]
+    question = "58F palpitations, HR 180 narrow and regular, alert. What should we try first?"
+    assert asked_treatment(question, known) is None
+    assert asked_treatment("Should we try adenosine? HR 180, narrow and regular.", known) == "adenosine"
