@@ -49,6 +49,9 @@ class NamedOutcomeSettings:
 
     max_name_words: int = 6  # content words of a box that names (a criteria box states many more)
     max_steps: int = 3  # arrows crossed from the answer's step to the names
+    # words by which a short box names a working diagnosis rather than a step ("Probable Ventricular Tachycardia")
+    diagnosis_words: frozenset[str] = frozenset({"probable", "possible", "suspected", "likely", "presumed",
+                                                 "presumptive"})
 
 
 def asks_for_name(question: str) -> bool:
@@ -90,6 +93,23 @@ def is_name(content: str, settings: NamedOutcomeSettings | None = None) -> bool:
     text = content.strip()
     return (bool(words(text)) and len(words(text)) <= settings.max_name_words and not text.endswith("?")
             and not re.search(r"[<>≤≥=]", text))
+
+
+def names_a_diagnosis(content: str, settings: NamedOutcomeSettings | None = None) -> bool:
+    """Whether a box only names a working diagnosis: a name (:func:`is_name`) opening with one of
+    ``diagnosis_words`` and giving no number.
+
+    >>> names_a_diagnosis("Probable Ventricular TachycardiaProbable"), names_a_diagnosis("Possible VAP")
+    (True, True)
+    >>> names_a_diagnosis("CPR 2 min"), names_a_diagnosis("Probable SVT: adenosine 0.1mg/kg")
+    (False, False)
+    >>> names_a_diagnosis("Ventilator-Associated Complication (VAC)")
+    False
+    """
+    settings = settings or NamedOutcomeSettings()
+    first = words(content)[:1]
+    return (is_name(content, settings) and bool(first) and first[0] in settings.diagnosis_words
+            and not re.search(r"\d", content))
 
 
 def _names_after(way_in: WayIn, start: list[str], facts: dict[str, FactValue],
@@ -173,4 +193,5 @@ def _named_answer(question: str, start: dict[str, str], named: dict[str, list[st
                   missing_facts=placed.missing_facts if placed is not None else [])
 
 
-__all__ = ["NamedOutcomeSettings", "answer_described_name", "answer_named_outcome", "asks_for_name", "is_name"]
+__all__ = ["NamedOutcomeSettings", "answer_described_name", "answer_named_outcome", "asks_for_name", "is_name",
+           "names_a_diagnosis"]

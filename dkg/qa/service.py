@@ -27,7 +27,7 @@ from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
 from dkg.qa.asked_class import answer_asked_class, asked_classes, classes_not_given
 from dkg.qa.counts_as import answer_counts_as, counts_as_asked
-from dkg.qa.current_step import answer_after_done, answer_from_current_step
+from dkg.qa.current_step import answer_after_done, answer_from_current_step, steps_answer
 from dkg.qa.dose_in_box import answer_dose_in_box
 from dkg.qa.facts import (
     detect_guidelines,
@@ -40,7 +40,7 @@ from dkg.qa.facts import (
 from dkg.qa.grounding import fallback_sketch, ground, ground_sketch
 from dkg.qa.guideline_words import distinctive_words, guidelines_by_words
 from dkg.qa.named_chart import answer_on_named_chart, charts_named, names_a_chart
-from dkg.qa.named_outcome import answer_named_outcome, asks_for_name
+from dkg.qa.named_outcome import answer_named_outcome, asks_for_name, names_a_diagnosis
 from dkg.qa.named_step import (
     Box,
     all_words_in,
@@ -239,6 +239,7 @@ class TextToCypherService:
         reached = named or answer
         classed = self._asked_class(question, reached)
         final = classed or named
+        final = self._past_diagnosis(question, final or answer) or final
         return final.model_copy(update={"timings_ms": answer.timings_ms}) if final is not None else answer
 
     def _answer_by_routes(self, question: str) -> Answer:
@@ -666,6 +667,29 @@ class TextToCypherService:
                                    for u in answer.matched_nodes):
             return self._answered_by("current_step", ahead)
         return None
+
+    def _past_diagnosis(self, question: str, answer: Answer) -> Answer | None:
+        """The step after a box that only names a diagnosis ("Probable Ventricular Tachycardia") when the answer is
+        that one box, the question asks for a step (not what the case is called) and one arrow without a condition
+        leads on from it (:func:`dkg.qa.named_outcome.names_a_diagnosis`): the chart's next step is what a
+        clinician asking "next?" is after, the diagnosis leads the answer."""
+        if len(answer.matched_nodes) != 1 or not answer.evidence or asks_for_name(question):
+            return None
+        uid = answer.matched_nodes[0]
+        guideline, version = answer.evidence[0].guideline, answer.evidence[0].version
+        if guideline not in onboarded_sources() or not version:
+            return None
+        way_in = self._way_in(guideline, version)
+        content = way_in.contents.get(uid, "")
+        onward = way_in.edges.get(uid, [])
+        if (not names_a_diagnosis(content) or len(onward) != 1 or onward[0].tests or onward[0].target_tests
+                or not onward[0].action):
+            return None
+        self.stats["past_diagnosis"] += 1  # the answer was counted by the route that reached the diagnosis
+        self.last_path = f"{self.last_path}+past_diagnosis"
+        onward_answer = steps_answer(question, guideline, version, uid, [onward[0].target], way_in.contents,
+                                     f'The chart names it "{content}"')
+        return onward_answer.model_copy(update={"evidence": self._with_pages(onward_answer.evidence)})
 
     def _past_done(self, question: str, answer: Answer) -> Answer | None:
         """The steps after the answer's steps when the question says every one of them, or a step after each,
