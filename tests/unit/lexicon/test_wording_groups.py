@@ -196,3 +196,13 @@ def test_side_of_ignores_case_and_punctuation() -> None:
     assert group.side_of("A fib") is True
     assert group.side_of("Not sinus?") is False
     assert group.side_of("sinus") is None
+
+
+SVT_CRITERIA = boolean("svt_criteria", "svt criteria")
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("3yo SVT 270, poor perfusion", "yes"), ("infant in PSVT, mottled", "yes"),
+    ("rate varies with crying, p waves present", "no")])
+def test_the_rhythm_named_as_svt_states_the_svt_criteria(question: str, value: str) -> None:
+    assert stated(question, SVT_CRITERIA) == {"svt_criteria": value}
