@@ -37,6 +37,17 @@ def test_a_word_several_steps_share_names_none_of_them_alone() -> None:
     assert way_in.done_steps("on monitor. next?") == set()
 
 
+@pytest.mark.parametrize("question", ["vagal maneuvers failed. What now?", "Vagal maneuvers ineffective, next?",
+                                      "tried vagal maneuvers twice, no change. Next?"])
+def test_a_step_tried_without_effect_was_done(question: str) -> None:
+    way_in = WayIn([
+        {"a": "r", "b": "vagal", "arrow": [], "box": [], "action": True, "content": "Attempt vagal maneuvers"},
+        {"a": "vagal", "b": "drug", "arrow": [], "box": [], "action": True, "content": "Adenosine 6mg rapid push"},
+    ])
+    assert WayIn.says_done(question)
+    assert way_in.done_steps(question) == {"vagal"}
+
+
 @pytest.mark.parametrize("question", ["Strip: PR gets longer and longer then a dropped QRS.", "PR>.2 on the strip",
                                       "PR interval 280 ms, HR 40"])
 def test_the_pr_interval_is_no_partial_response(question: str) -> None:
