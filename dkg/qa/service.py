@@ -22,7 +22,7 @@ from dkg.answers import Answer, Evidence, MissingFact
 from dkg.config import Settings, get_settings
 from dkg.errors import DKGError, QAError
 from dkg.graph.db import Graph, named_queries
-from dkg.lexicon.clinical import implied_facts, out_of_scope, with_treatment_names
+from dkg.lexicon.clinical import asks_dose, implied_facts, out_of_scope, with_treatment_names
 from dkg.lexicon.topics import guideline_topics
 from dkg.qa.answers_text import answer_text
 from dkg.qa.asked_class import answer_asked_class, asked_classes, classes_not_given
@@ -142,6 +142,7 @@ class TextToCypherService:
         self._readings: dict[tuple[str, tuple[str, ...]], dict[str, float | str]] = {}
         self._screened: str | None = None  # why the question is refused before any route, once screened
         self._dose: tuple[str, Answer | None] | None = None  # the chart box giving the dose asked, once looked for
+        self._measured_keys: tuple[str, dict[str, int]] | None = None  # numeric keys stated, per guideline
 
     def close(self) -> None:
         if self._own_graph:
@@ -257,7 +258,7 @@ class TextToCypherService:
             answer = self._side_by_side(question, alike)
             timings["total"] = (time.perf_counter() - start) * 1000
             return answer.model_copy(update={"timings_ms": timings})
-        stepped = (self._dose_in_box(question) or self._step_order(question) or self._counts_as(question)
+        stepped = (self._dose_route(question) or self._step_order(question) or self._counts_as(question)
                    or self._named_conditions(question) or self._named_step(question) or self._named_action(question))
         if stepped is not None:
             timings["total"] = (time.perf_counter() - start) * 1000
@@ -395,10 +396,17 @@ class TextToCypherService:
                     *(name.alias for name in topic.names), *topic.hints]
             self._distinctive = (known, distinctive_words(texts))
         onboarded = onboarded_sources()
-        # a numeric key's value is a number; yes / no and categorical wordings ("stable") are weaker signs
-        measured = {g: len({f.key for f in find_vocabulary_facts(question, [g]) if isinstance(f.value, float)})
-                    for g in self._distinctive[1] if g in onboarded}
-        return [g for g in guidelines_by_words(question, self._distinctive[1], measured=measured) if g in onboarded]
+        return [g for g in guidelines_by_words(question, self._distinctive[1],
+                                                 measured=self._measured(question, onboarded)) if g in onboarded]
+
+    def _measured(self, question: str, onboarded: frozenset[str]) -> dict[str, int]:
+        """Onboarded guideline → how many of its numeric keys ``question`` gives a value (a number: yes / no and
+        categorical wordings such as "stable" are weaker signs), read once per answer."""
+        if self._measured_keys is None or self._measured_keys[0] != question:
+            counts = {g: len({f.key for f in find_vocabulary_facts(question, [g]) if isinstance(f.value, float)})
+                      for g in self._distinctive[1] if g in onboarded}
+            self._measured_keys = (question, counts)
+        return self._measured_keys[1]
 
     def _guidelines(self, question: str) -> list[str]:
         """The guidelines a question names or implies (:func:`detect_guidelines`), else the one its words share
@@ -525,7 +533,9 @@ class TextToCypherService:
         """The box of an onboarded chart giving the dose the question asks (:mod:`dkg.qa.dose_in_box`): of the
         onboarded guidelines the question is about, else (about no guideline) of the one loaded onboarded
         guideline that doses what it asks about; None when none or several do, or when the question is about a
-        curated guideline. Looked for once per answer (the screen asks first)."""
+        curated guideline. Looked for once per answer (the screen asks first); counted by :meth:`_dose_route`."""
+        if not asks_dose(question) or getattr(self, "graph", None) is None:  # no graph: screening alone
+            return None
         if self._dose is not None and self._dose[0] == question:
             return self._dose[1]
         onboarded = onboarded_sources()
@@ -543,14 +553,17 @@ class TextToCypherService:
                 continue
             if found is not None:
                 answers.append(found)
-        answer = None
-        if len(answers) == 1 and answers[0].no_answer_reason:
-            self.stats["no_answer"] += 1
-            self.last_path = "dose_in_box_refused"
-            answer = answers[0]
-        elif len(answers) == 1:
-            answer = self._answered_by("dose_in_box", answers[0])
+        answer = answers[0] if len(answers) == 1 else None
         self._dose = (question, answer)
+        return answer
+
+    def _dose_route(self, question: str) -> Answer | None:
+        """:meth:`_dose_in_box` as the route answering (or refusing) the question, counted as such."""
+        answer = self._dose_in_box(question)
+        if answer is None or not answer.no_answer_reason:
+            return self._answered_by("dose_in_box", answer)
+        self.stats["no_answer"] += 1
+        self.last_path = "dose_in_box_refused"
         return answer
 
     def _step_order(self, question: str) -> Answer | None:

@@ -291,6 +291,31 @@ def test_a_second_algorithm_on_the_topic_is_answered_beside_the_first_with_the_k
         reload_topics()
 
 
+def test_a_drug_and_vital_signs_without_a_chart_word_find_the_chart(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    """One distinctive word ("atropine") and two values the cardiac vocabulary reads ("rate still 38", "BP 70
+    systolic") tell the chart; before, the question was refused as naming no guideline."""
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("Already pushed atropine 1 mg three times, rate still 38 and BP 70 systolic. What now?")
+    assert answer.evidence and answer.evidence[0].content.startswith("Transcutaneous Pacing"), (service.last_path,
+                                                                                               answer.answer)
+
+
+def test_a_walk_ending_at_a_working_diagnosis_goes_on_to_the_step_after_it(
+        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
+    """"Probable Ventricular Tachycardia" names what the child has; "next step?" asks for the cardioversion after
+    it. Asked what it is, the diagnosis stays the answer."""
+    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
+    answer = service.answer("10 yo, wide QRS tachycardia at 210, cap refill 5 s, hypotensive, no IV access. "
+                            "Next step?")
+    assert service.last_path.endswith("+past_diagnosis"), (service.last_path, answer.answer)
+    assert [e.content[:26] for e in answer.evidence] == ["Synchronized Cardioversion"], answer.answer
+    assert "Probable Ventricular Tachycardia" in answer.answer
+    named = service.answer("7 y/o, wide QRS 0.12 s tachycardia at 200 with poor perfusion: what is it?")
+    assert "past_diagnosis" not in service.last_path
+    assert named.evidence and named.evidence[0].content.startswith("Probable Ventricular"), named.answer
+
+
 def test_hand_written_dev_questions_are_answered_then_hidden_by_unpublishing(
         graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
     dev, _held_out = split(load_items(QUESTIONS))
@@ -325,27 +350,3 @@ def test_a_review_that_does_not_match_the_draft_changes_nothing(graph: Graph, pu
         replay(graph, load_review(REVIEW), echo=lambda _: None)
     assert len(review_history(graph, NAME, VERSION)) == before
 
-
-def test_a_drug_and_vital_signs_without_a_chart_word_find_the_chart(
-        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
-    """One distinctive word ("atropine") and two values the cardiac vocabulary reads ("rate still 38", "BP 70
-    systolic") tell the chart; before, the question was refused as naming no guideline."""
-    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
-    answer = service.answer("Already pushed atropine 1 mg three times, rate still 38 and BP 70 systolic. What now?")
-    assert answer.evidence and answer.evidence[0].content.startswith("Transcutaneous Pacing"), (service.last_path,
-                                                                                               answer.answer)
-
-
-def test_a_walk_ending_at_a_working_diagnosis_goes_on_to_the_step_after_it(
-        graph: Graph, neo4j_settings: Settings, published: ReplayReport) -> None:
-    """"Probable Ventricular Tachycardia" names what the child has; "next step?" asks for the cardioversion after
-    it. Asked what it is, the diagnosis stays the answer."""
-    service = TextToCypherService(neo4j_settings, graph=graph, rules_only=True)
-    answer = service.answer("10 yo, wide QRS tachycardia at 210, cap refill 5 s, hypotensive, no IV access. "
-                            "Next step?")
-    assert service.last_path.endswith("+past_diagnosis"), (service.last_path, answer.answer)
-    assert [e.content[:26] for e in answer.evidence] == ["Synchronized Cardioversion"], answer.answer
-    assert "Probable Ventricular Tachycardia" in answer.answer
-    named = service.answer("7 y/o, wide QRS 0.12 s tachycardia at 200 with poor perfusion: what is it?")
-    assert "past_diagnosis" not in service.last_path
-    assert named.evidence and named.evidence[0].content.startswith("Probable Ventricular"), named.answer
