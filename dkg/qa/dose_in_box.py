@@ -16,17 +16,14 @@ answer quotes the box; no unit is converted).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
-
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from dkg.answers import Answer, Evidence
 from dkg.graph.db import named_queries
-from dkg.lexicon import expand_query
 from dkg.lexicon.clinical import asked_part, asks_dose
-from dkg.qa.guideline_words import DEFAULT_SETTINGS as WORDS_SETTINGS
+from dkg.qa.guideline_words import content_words, question_words
 from dkg.qa.named_step import Box, page_titles, pages_asked
 from dkg.qa.populations import pages_by_population
 from dkg.qa.stems import porter_stem
@@ -59,10 +56,16 @@ class DoseSettings:
 DEFAULT_SETTINGS = DoseSettings()
 
 
-def _stems(words: Iterable[str], settings: DoseSettings) -> set[str]:
-    return {porter_stem(w) for w in words
-            if len(w) >= settings.min_letters and w not in STOP_WORDS and w not in settings.not_dosed
-            and w not in WORDS_SETTINGS.question_words}
+def _content(text: str, settings: DoseSettings, shorthand: bool = False) -> set[str]:
+    """The distinctive content words of ``text`` (:func:`dkg.qa.guideline_words.content_words`, with the lexicon's
+    shorthand spelled out when ``shorthand``) of at least ``min_letters``, the form of a dose left out."""
+    found = question_words(text) if shorthand else content_words(text)
+    return {w for w in found if len(w) >= settings.min_letters} - _form_of_dose(settings.not_dosed)
+
+
+@lru_cache(maxsize=4)
+def _form_of_dose(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(porter_stem(w) for w in words)
 
 
 def dosed_words(text: str, settings: DoseSettings = DEFAULT_SETTINGS) -> set[str]:
@@ -80,7 +83,7 @@ def dosed_words(text: str, settings: DoseSettings = DEFAULT_SETTINGS) -> set[str
         before = text[:dose.start()]
         ends = list(_CLAUSE_END.finditer(before))
         clause = before[ends[-1].end():] if ends else before
-        found |= _stems(_WORD.findall(clause.lower())[-settings.words_before:], settings)
+        found |= _content(" ".join(_WORD.findall(clause.lower())[-settings.words_before:]), settings)
     return found
 
 
@@ -99,8 +102,8 @@ def dose_boxes(question: str, boxes: list[Box], settings: DoseSettings = DEFAULT
     if not asks_dose(question):
         return DoseBoxes([], [])
     # shorthand read as its full name ("epi" → "epinephrine", "amio" → "amiodarone")
-    asked = _stems(_WORD.findall(expand_query(asked_part(question)).inline.lower()), settings)
-    said = _stems(_WORD.findall(expand_query(question).inline.lower()), settings)
+    asked = _content(asked_part(question), settings, shorthand=True)
+    said = _content(question, settings, shorthand=True)
     titles = page_titles(boxes)
     _, other = pages_by_population(question, titles)
     scored: list[tuple[tuple[int, int], Box]] = []
@@ -112,7 +115,7 @@ def dose_boxes(question: str, boxes: list[Box], settings: DoseSettings = DEFAULT
         if box.pages and set(box.pages) <= other:
             set_aside.extend(titles.get(page, page) for page in box.pages)
             continue
-        scored.append(((shared, len(said & _stems(_WORD.findall(box.content.lower()), settings))), box))
+        scored.append(((shared, len(said & _content(box.content, settings))), box))
     if not scored:
         return DoseBoxes([], list(dict.fromkeys(set_aside)))
     best = max(score for score, _ in scored)

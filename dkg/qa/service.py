@@ -545,7 +545,7 @@ class TextToCypherService:
             self._dose = (question, None)
             return None
         answers: list[Answer] = []
-        for guideline in about or [topic.guideline for topic in guideline_topics() if topic.guideline in onboarded]:
+        for guideline in about or sorted(onboarded):
             try:
                 version = self.version_of(guideline)
                 found = answer_dose_in_box(question, self._boxes(guideline, version), guideline, version)
